@@ -1,0 +1,57 @@
+//! The command-line tree (operator-interface.md): global options and the subcommands.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::commands;
+
+/// forumdex: a paid JSON API over an indexed forum corpus.
+#[derive(Debug, Parser)]
+#[command(name = "forumdex", version, about)]
+pub struct Cli {
+    /// Options every subcommand takes.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options shared by every subcommand.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Folder of the embedded deployment (corpus, indexes, image objects, accounts).
+    #[arg(
+        long,
+        global = true,
+        env = "FORUMDEX_DATA",
+        default_value = "./forumdex-data"
+    )]
+    pub data: PathBuf,
+    /// Print exactly one JSON object on stdout (errors go to stderr).
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Import corpus files (`.jsonl`, `.jsonl.gz`, `.jsonl.zst`, or `-` for stdin).
+    Import(commands::import::ImportArgs),
+    /// Write a deterministic synthetic corpus (with its image files beside it).
+    Generate(commands::generate::GenerateArgs),
+    /// First look: import a demo corpus when the data folder has none, then serve.
+    Demo(commands::demo::DemoArgs),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn command_tree_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

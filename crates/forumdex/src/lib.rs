@@ -1,0 +1,24 @@
+//! The `forumdex` command line: one subcommand per file in [`commands`], the shared
+//! options in [`cli`]. `main.rs` only calls [`run`].
+
+pub mod cli;
+pub mod commands;
+pub mod output;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// Parses the command line, runs the subcommand and turns its outcome into an exit code.
+/// Errors go to stderr (as JSON with `--json`), never to stdout.
+pub fn run() -> ExitCode {
+    let cli = cli::Cli::parse();
+    output::init_logging(cli.global.json);
+    match commands::dispatch(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            output::report_error(&err);
+            ExitCode::FAILURE
+        }
+    }
+}
