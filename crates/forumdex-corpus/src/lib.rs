@@ -1,1 +1,20 @@
-//! forumdex-corpus
+//! The forum corpus: parsing corpus-format v1 records into observations, choosing canonical
+//! documents, and the [`CorpusStore`] that keeps them with MVCC snapshots.
+//!
+//! The store is the only writer of corpus data (the importer calls it); the HTTP layer only
+//! reads through it. [`SqliteCorpusStore`] is the embedded implementation.
+
+pub mod id;
+pub mod model;
+pub mod record;
+pub mod sqlite;
+pub mod store;
+pub mod text;
+pub mod time;
+
+pub use id::{ForumId, MAX_ID};
+pub use model::*;
+pub use record::{Observation, Record, RecordError};
+pub use sqlite::SqliteCorpusStore;
+pub use store::{CorpusStore, StoreError};
+pub use time::Millis;

@@ -1,1 +1,9 @@
-//! forumdex-ingest
+//! Importing corpus files: reading (plain, gzip, zstd, stdin) line by line with flat memory,
+//! validating each line into an observation, detecting missing languages, and handing
+//! batches to the [`forumdex_corpus::CorpusStore`], each batch atomic under one sequence.
+
+pub mod import;
+pub mod language;
+pub mod source;
+
+pub use import::{ImportOptions, ImportSummary, Rejection, import_files};

@@ -1,18 +1,82 @@
-//! `forumdex import`.
+//! `forumdex import`: corpus files into the data folder's corpus.
+
+use std::path::PathBuf;
 
 use clap::Args;
+use forumdex_corpus::{CorpusStore, SqliteCorpusStore};
+use forumdex_ingest::source::Source;
+use forumdex_ingest::{ImportOptions, ImportSummary, import_files};
 
 use crate::cli::GlobalArgs;
+use crate::output::print_json;
+
+/// Rejections printed to stderr one by one; past this only the count is reported.
+const PRINTED_REJECTIONS: u64 = 1_000;
 
 /// Arguments of `forumdex import`.
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// Corpus files; `-` reads stdin.
+    /// Corpus files (`.jsonl`, `.jsonl.gz`, `.jsonl.zst`); `-` reads stdin.
     #[arg(required = true)]
-    pub files: Vec<std::path::PathBuf>,
+    pub files: Vec<PathBuf>,
+    /// Observations per batch: each batch is committed atomically under one sequence.
+    #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub batch_size: u32,
 }
 
 /// Runs `forumdex import`.
-pub fn run(_global: &GlobalArgs, _args: ImportArgs) -> anyhow::Result<()> {
-    anyhow::bail!("import is not wired yet")
+pub fn run(global: &GlobalArgs, args: ImportArgs) -> anyhow::Result<()> {
+    let sources: Vec<Source> = args.files.iter().map(|f| Source::from_arg(f)).collect();
+    for source in &sources {
+        if let Source::File(path) = source
+            && !path.is_file()
+        {
+            anyhow::bail!("{} is not a readable file", path.display());
+        }
+    }
+    let store = SqliteCorpusStore::open(&global.data)?;
+    let summary = import(&store, &sources, args.batch_size as usize, !global.json)?;
+    if global.json {
+        print_json(&summary)
+    } else {
+        println!(
+            "imported {} lines ({} new observations; {} posts, {} topics, {} profiles, {} boards, {} images), rejected {}",
+            summary.accepted,
+            summary.new_observations,
+            summary.posts,
+            summary.topics,
+            summary.profiles,
+            summary.boards,
+            summary.images,
+            summary.rejected
+        );
+        Ok(())
+    }
+}
+
+/// Imports with rejections reported on stderr as `file:line: reason`.
+pub fn import(
+    store: &dyn CorpusStore,
+    sources: &[Source],
+    batch_size: usize,
+    progress: bool,
+) -> anyhow::Result<ImportSummary> {
+    let options = ImportOptions {
+        batch_size,
+        progress,
+    };
+    let mut printed = 0u64;
+    let summary = import_files(store, sources, &options, |rejection| {
+        printed += 1;
+        if printed <= PRINTED_REJECTIONS {
+            eprintln!("{}:{}: {}", rejection.file, rejection.line, rejection.reason);
+        }
+    })?;
+    if summary.rejected > PRINTED_REJECTIONS {
+        eprintln!(
+            "... {} more rejected lines not shown",
+            summary.rejected - PRINTED_REJECTIONS
+        );
+    }
+    Ok(summary)
 }

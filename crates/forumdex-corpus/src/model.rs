@@ -1,0 +1,231 @@
+//! What the store returns: canonical documents at a snapshot, with the derived values of
+//! corpus-format.md "How API fields derive". URLs are not built here (they depend on
+//! settings); the API turns these into wire types.
+
+use crate::record::MeritCounts;
+use crate::time::Millis;
+
+/// A frozen point in the corpus: an import sequence number plus when it was frozen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Snapshot {
+    /// The last import batch the snapshot sees (0 = the empty corpus).
+    pub seq: i64,
+    /// When the snapshot was taken.
+    pub taken_at: Millis,
+}
+
+/// A board as posts, topics and listings show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardRef {
+    /// Board ID; `None` when neither the post nor its topic names one.
+    pub board_id: Option<i64>,
+    /// The board record's name; `""` when the board has no record.
+    pub name: String,
+}
+
+/// Merit with the time it was observed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Merit {
+    /// The counts.
+    pub counts: MeritCounts,
+    /// When they were observed; `None` when nothing was.
+    pub observed_at: Option<Millis>,
+}
+
+/// A canonical post at a snapshot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PostDoc {
+    /// Forum message ID.
+    pub post_id: i64,
+    /// Topic ID.
+    pub topic_id: i64,
+    /// Position shown by the forum.
+    pub post_number: Option<i64>,
+    /// Whether it opens its topic (the record's flag, else smallest post ID of the topic).
+    pub is_op: bool,
+    /// Post subject.
+    pub title: String,
+    /// Author profile ID (`None` for guests).
+    pub author_id: Option<i64>,
+    /// Author username.
+    pub author_name: String,
+    /// Effective board: the post's, else its topic's.
+    pub board: BoardRef,
+    /// Language code.
+    pub language: Option<String>,
+    /// Posting time.
+    pub posted_at: Option<Millis>,
+    /// Rendered HTML as imported (image URLs not yet rewritten).
+    pub content_html: String,
+    /// When the canonical observation was imported.
+    pub indexed_at: Millis,
+    /// Merit, observed at the canonical observation's `observed_at`.
+    pub merit: Merit,
+}
+
+/// View counter of a topic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Views {
+    /// The counter as observed (0 when never observed).
+    pub observed: i64,
+    /// When (`None` when never observed).
+    pub observed_at: Option<Millis>,
+}
+
+/// A topic with its derived values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopicDoc {
+    /// Topic ID.
+    pub topic_id: i64,
+    /// The record's title, else the opening post's.
+    pub title: String,
+    /// The record's board, else the board of its posts.
+    pub board: BoardRef,
+    /// The opening post's language.
+    pub language: Option<String>,
+    /// Posting time of the opening post.
+    pub created_at: Option<Millis>,
+    /// Greatest posting time.
+    pub last_post_at: Option<Millis>,
+    /// Canonical posts in the topic.
+    pub post_count: i64,
+    /// The record's page count, else ceil(post_count / 20).
+    pub page_count: i64,
+    /// View counter.
+    pub views: Views,
+    /// Merit summed over its posts.
+    pub merit: Merit,
+    /// The opening post, when indexed.
+    pub first_post: Option<PostDoc>,
+    /// The post with the greatest (posted_at, post_id).
+    pub latest_post: Option<PostDoc>,
+}
+
+/// Corpus-derived activity of a profile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileActivity {
+    /// Canonical posts by the profile.
+    pub post_count: i64,
+    /// Distinct topics among them.
+    pub topic_count: i64,
+    /// Least posting time.
+    pub first_post_at: Option<Millis>,
+    /// Greatest posting time.
+    pub last_post_at: Option<Millis>,
+}
+
+/// A profile with its derived values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileDoc {
+    /// Forum user ID.
+    pub profile_id: i64,
+    /// The record's username, else the author name on its latest post.
+    pub username: Option<String>,
+    /// Activity in the corpus.
+    pub activity: ProfileActivity,
+    /// Its 10 latest posts by (posted_at, post_id), newest first.
+    pub recent_posts: Vec<PostDoc>,
+}
+
+/// Number of posts in a profile's `recent_posts`.
+pub const RECENT_POSTS: usize = 10;
+
+/// Whose posts a listing walks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// The posts of a topic.
+    Topic(i64),
+    /// The posts of a profile.
+    Profile(i64),
+}
+
+/// Listing order by (posted_at, post_id); posts without a date sort before every dated post.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Order {
+    /// Oldest first.
+    Asc,
+    /// Newest first.
+    Desc,
+}
+
+/// Filters of a listing; dates bound `posted_at` (from inclusive, to exclusive) and leave
+/// out undated posts when either is set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct ListFilters {
+    /// Inclusive lower bound of posted_at.
+    pub date_from: Option<Millis>,
+    /// Exclusive upper bound of posted_at.
+    pub date_to: Option<Millis>,
+    /// Only posts whose effective board is this one.
+    pub board_id: Option<i64>,
+    /// Only posts by this profile (topic scope).
+    pub author_id: Option<i64>,
+    /// Only posts in this topic (profile scope).
+    pub topic_id: Option<i64>,
+}
+
+/// A place in a listing's order: the sort key of the last post a page covered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Position {
+    /// The post's sort time (`posted_at` in ms; [`UNDATED`] for none).
+    pub sort_at: i64,
+    /// The post ID.
+    pub post_id: i64,
+}
+
+/// The sort time of a post without `posted_at`: before every real date.
+pub const UNDATED: i64 = i64::MIN;
+
+/// One page request of a listing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListRequest {
+    /// Whose posts.
+    pub scope: Scope,
+    /// Which way.
+    pub order: Order,
+    /// Filters.
+    pub filters: ListFilters,
+    /// Posts per page (1..=100).
+    pub limit: usize,
+    /// Continue after this place; `None` starts at the beginning.
+    pub after: Option<Position>,
+    /// The most index entries one page may examine before it returns a short page.
+    pub scan_budget: usize,
+}
+
+/// One page of a listing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListPage {
+    /// The posts, in order.
+    pub posts: Vec<PostDoc>,
+    /// Where the next page starts; `None` when the listing is complete.
+    pub next: Option<Position>,
+}
+
+/// How many canonical entities a snapshot holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct CorpusCounts {
+    /// Distinct posts.
+    pub posts: i64,
+    /// Topics (with a record or named by a post).
+    pub topics: i64,
+    /// Profiles (with a record or named by a post).
+    pub profiles: i64,
+    /// Boards with a record.
+    pub boards: i64,
+    /// Image URLs with a record.
+    pub images: i64,
+}
+
+/// What one import batch changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BatchOutcome {
+    /// The sequence number the batch got; `None` when it held nothing new.
+    pub seq: Option<i64>,
+    /// Observations seen for the first time.
+    pub new_observations: usize,
+    /// Observations already in the corpus (re-imports).
+    pub known_observations: usize,
+    /// New observations that became canonical.
+    pub became_canonical: usize,
+}

@@ -1,0 +1,166 @@
+//! The embedded [`CorpusStore`]: one SQLite database in WAL mode, one writer at a time
+//! (`BEGIN IMMEDIATE`), readers on their own connections so imports never block reads.
+
+mod read;
+mod write;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use rusqlite::{Connection, ErrorCode, OpenFlags};
+
+use crate::model::*;
+use crate::record::Observation;
+use crate::store::{CorpusStore, StoreError};
+use crate::time::Millis;
+
+/// How long a statement waits for a lock before the store reports [`StoreError::Busy`].
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+/// Idle read connections kept for reuse.
+const MAX_IDLE_READERS: usize = 16;
+
+/// The corpus on SQLite, in `corpus.sqlite` of the data folder.
+pub struct SqliteCorpusStore {
+    path: PathBuf,
+    writer: Mutex<Option<Connection>>,
+    readers: Mutex<Vec<Connection>>,
+}
+
+impl SqliteCorpusStore {
+    /// The file name of the corpus database inside a data folder.
+    pub const FILE_NAME: &'static str = "corpus.sqlite";
+
+    /// Opens (creating and migrating when needed) the corpus of the data folder `data_dir`.
+    pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
+        std::fs::create_dir_all(data_dir).map_err(|err| {
+            StoreError::Unavailable(format!("cannot create {}: {err}", data_dir.display()))
+        })?;
+        let path = data_dir.join(Self::FILE_NAME);
+        let conn = connect(&path)?;
+        conn.execute_batch(include_str!("schema.sql"))
+            .map_err(map_err)?;
+        Ok(Self {
+            path,
+            writer: Mutex::new(Some(conn)),
+            readers: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Path of the database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn with_reader<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, StoreError> {
+        let pooled = self.readers.lock().expect("reader pool lock").pop();
+        let conn = match pooled {
+            Some(conn) => conn,
+            None => connect(&self.path)?,
+        };
+        // One read transaction per call: every query of it sees the same committed state.
+        let result = (|| {
+            conn.execute_batch("BEGIN")?;
+            let value = f(&conn);
+            conn.execute_batch("COMMIT")?;
+            value
+        })()
+        .map_err(map_err);
+        if !conn.is_autocommit() {
+            let _ = conn.execute_batch("ROLLBACK");
+        }
+        let mut pool = self.readers.lock().expect("reader pool lock");
+        if pool.len() < MAX_IDLE_READERS && conn.is_autocommit() {
+            pool.push(conn);
+        }
+        result
+    }
+
+    fn with_writer<T>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, StoreError> {
+        let mut guard = self.writer.lock().expect("writer lock");
+        if guard.is_none() {
+            *guard = Some(connect(&self.path)?);
+        }
+        let conn = guard.as_mut().expect("writer connection was just set");
+        f(conn).map_err(map_err)
+    }
+}
+
+fn connect(path: &Path) -> Result<Connection, StoreError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags).map_err(map_err)?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(map_err)?;
+    conn.execute_batch(
+        "PRAGMA journal_mode = WAL;
+         PRAGMA synchronous = NORMAL;
+         PRAGMA cache_size = -65536;
+         PRAGMA temp_store = MEMORY;",
+    )
+    .map_err(map_err)?;
+    Ok(conn)
+}
+
+/// Maps SQLite failures onto the store's two kinds: busy (locks) and unavailable (the rest).
+fn map_err(err: rusqlite::Error) -> StoreError {
+    match err.sqlite_error_code() {
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+            StoreError::Busy(err.to_string())
+        }
+        _ => StoreError::Unavailable(err.to_string()),
+    }
+}
+
+impl CorpusStore for SqliteCorpusStore {
+    fn import_batch(
+        &self,
+        observations: &[Observation],
+        now: Millis,
+    ) -> Result<BatchOutcome, StoreError> {
+        self.with_writer(|conn| write::import_batch(conn, observations, now))
+    }
+
+    fn snapshot(&self, now: Millis) -> Result<Snapshot, StoreError> {
+        let seq = self.with_reader(read::latest_seq)?;
+        Ok(Snapshot { seq, taken_at: now })
+    }
+
+    fn sequence_created_at(&self, seq: i64) -> Result<Option<Millis>, StoreError> {
+        self.with_reader(|conn| read::sequence_created_at(conn, seq))
+    }
+
+    fn post(&self, post_id: i64, seq: i64) -> Result<Option<PostDoc>, StoreError> {
+        self.with_reader(|conn| read::post(conn, post_id, seq))
+    }
+
+    fn topic(&self, topic_id: i64, seq: i64) -> Result<Option<TopicDoc>, StoreError> {
+        self.with_reader(|conn| read::topic(conn, topic_id, seq))
+    }
+
+    fn profile(&self, profile_id: i64, seq: i64) -> Result<Option<ProfileDoc>, StoreError> {
+        self.with_reader(|conn| read::profile(conn, profile_id, seq))
+    }
+
+    fn scope_exists(&self, scope: Scope, seq: i64) -> Result<bool, StoreError> {
+        self.with_reader(|conn| read::scope_exists(conn, scope, seq))
+    }
+
+    fn list_posts(&self, request: &ListRequest, seq: i64) -> Result<ListPage, StoreError> {
+        self.with_reader(|conn| read::list_posts(conn, request, seq))
+    }
+
+    fn counts(&self, seq: i64) -> Result<CorpusCounts, StoreError> {
+        self.with_reader(|conn| read::counts(conn, seq))
+    }
+
+    fn collect_garbage(&self, horizon: Millis) -> Result<usize, StoreError> {
+        self.with_writer(|conn| write::collect_garbage(conn, horizon))
+    }
+}

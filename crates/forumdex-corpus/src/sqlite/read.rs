@@ -1,0 +1,476 @@
+//! Reads at a sequence number. Every query filters versions with [`visible`], so a read at
+//! sequence S sees exactly the canonical documents current at S.
+
+use std::collections::HashMap;
+
+use rusqlite::{Connection, OptionalExtension, Row, named_params};
+
+use crate::model::*;
+use crate::record::MeritCounts;
+use crate::time::Millis;
+
+/// The visibility predicate of table alias `t` at the named parameter `:seq`.
+fn visible(t: &str) -> String {
+    format!("({t}.valid_from <= :seq AND ({t}.valid_to IS NULL OR {t}.valid_to > :seq))")
+}
+
+pub(super) fn latest_seq(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("SELECT COALESCE(MAX(seq), 0) FROM sequences", [], |row| {
+        row.get(0)
+    })
+}
+
+pub(super) fn sequence_created_at(conn: &Connection, seq: i64) -> rusqlite::Result<Option<Millis>> {
+    conn.query_row(
+        "SELECT created_at FROM sequences WHERE seq = ?1",
+        [seq],
+        |row| row.get(0).map(Millis),
+    )
+    .optional()
+}
+
+/// The columns [`post_from_row`] reads, for a `post_versions` alias `p`. The effective board
+/// falls back to the topic's; a missing `is_op` is derived from the smallest post ID.
+fn post_columns() -> String {
+    format!(
+        "p.post_id, p.topic_id, p.post_number, p.title, p.author_id, p.author_name,
+         COALESCE(p.board_id, (SELECT t.board_id FROM topic_versions t
+                               WHERE t.topic_id = p.topic_id AND {vt})) AS board_id,
+         p.language, p.posted_at, p.content_html, p.indexed_at, p.observed_at,
+         p.merit_total, p.merit_distinct, p.merit_tx,
+         COALESCE(p.is_op, p.post_id = (SELECT q.post_id FROM post_versions q
+                                        WHERE q.topic_id = p.topic_id AND {vq}
+                                        ORDER BY q.post_id LIMIT 1)) AS is_op,
+         p.sort_at",
+        vt = visible("t"),
+        vq = visible("q"),
+    )
+}
+
+/// A post row before its board name is filled in.
+fn post_from_row(row: &Row<'_>) -> rusqlite::Result<PostDoc> {
+    Ok(PostDoc {
+        post_id: row.get(0)?,
+        topic_id: row.get(1)?,
+        post_number: row.get(2)?,
+        title: row.get(3)?,
+        author_id: row.get(4)?,
+        author_name: row.get(5)?,
+        board: BoardRef {
+            board_id: row.get(6)?,
+            name: String::new(),
+        },
+        language: row.get(7)?,
+        posted_at: row.get::<_, Option<i64>>(8)?.map(Millis),
+        content_html: row.get(9)?,
+        indexed_at: Millis(row.get(10)?),
+        merit: Merit {
+            counts: MeritCounts {
+                total: row.get(12)?,
+                distinct_senders: row.get(13)?,
+                transactions: row.get(14)?,
+            },
+            observed_at: Some(Millis(row.get(11)?)),
+        },
+        is_op: row.get(15)?,
+    })
+}
+
+/// Fills board names, looking each board up once.
+struct BoardNames<'c> {
+    conn: &'c Connection,
+    seq: i64,
+    cache: HashMap<i64, String>,
+}
+
+impl<'c> BoardNames<'c> {
+    fn new(conn: &'c Connection, seq: i64) -> Self {
+        Self {
+            conn,
+            seq,
+            cache: HashMap::new(),
+        }
+    }
+
+    fn name(&mut self, board_id: Option<i64>) -> rusqlite::Result<String> {
+        let Some(id) = board_id else {
+            return Ok(String::new());
+        };
+        if let Some(name) = self.cache.get(&id) {
+            return Ok(name.clone());
+        }
+        let name: String = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT b.name FROM board_versions b WHERE b.board_id = :id AND {}",
+                visible("b")
+            ))?
+            .query_row(named_params! {":id": id, ":seq": self.seq}, |row| row.get(0))
+            .optional()?
+            .unwrap_or_default();
+        self.cache.insert(id, name.clone());
+        Ok(name)
+    }
+
+    fn fill(&mut self, mut post: PostDoc) -> rusqlite::Result<PostDoc> {
+        post.board.name = self.name(post.board.board_id)?;
+        Ok(post)
+    }
+}
+
+/// Runs a post query (`where_order` follows `FROM post_versions p WHERE <visible> AND`).
+fn posts_where(
+    conn: &Connection,
+    seq: i64,
+    where_order: &str,
+    params: &[(&str, &dyn rusqlite::ToSql)],
+) -> rusqlite::Result<Vec<PostDoc>> {
+    let sql = format!(
+        "SELECT {} FROM post_versions p WHERE {} AND {where_order}",
+        post_columns(),
+        visible("p")
+    );
+    let mut all: Vec<(&str, &dyn rusqlite::ToSql)> = vec![(":seq", &seq)];
+    all.extend_from_slice(params);
+    let mut statement = conn.prepare_cached(&sql)?;
+    let rows = statement.query_map(all.as_slice(), post_from_row)?;
+    let mut boards = BoardNames::new(conn, seq);
+    rows.map(|post| boards.fill(post?)).collect()
+}
+
+pub(super) fn post(conn: &Connection, post_id: i64, seq: i64) -> rusqlite::Result<Option<PostDoc>> {
+    Ok(posts_where(conn, seq, "p.post_id = :id", &[(":id", &post_id)])?
+        .into_iter()
+        .next())
+}
+
+pub(super) fn topic(conn: &Connection, topic_id: i64, seq: i64) -> rusqlite::Result<Option<TopicDoc>> {
+    let params = named_params! {":id": topic_id, ":seq": seq};
+    let record: Option<(String, Option<i64>, Option<i64>, Option<i64>, i64)> = conn
+        .prepare_cached(&format!(
+            "SELECT t.title, t.board_id, t.views, t.page_count, t.observed_at
+             FROM topic_versions t WHERE t.topic_id = :id AND {}",
+            visible("t")
+        ))?
+        .query_row(params, |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+        })
+        .optional()?;
+    let vp = visible("p");
+    let (post_count, last_post_at, merit_total, merit_tx, merit_observed_at): (
+        i64,
+        Option<i64>,
+        i64,
+        i64,
+        Option<i64>,
+    ) = conn
+        .prepare_cached(&format!(
+            "SELECT COUNT(*), MAX(p.posted_at), COALESCE(SUM(p.merit_total), 0),
+                    COALESCE(SUM(p.merit_tx), 0), MAX(p.observed_at)
+             FROM post_versions p WHERE p.topic_id = :id AND {vp}"
+        ))?
+        .query_row(params, |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+        })?;
+    if record.is_none() && post_count == 0 {
+        return Ok(None);
+    }
+    let distinct_senders = topic_distinct_senders(conn, topic_id, seq)?;
+    let first_post = opening_post(conn, topic_id, seq)?;
+    let latest_post = posts_where(
+        conn,
+        seq,
+        "p.topic_id = :id ORDER BY p.sort_at DESC, p.post_id DESC LIMIT 1",
+        &[(":id", &topic_id)],
+    )?
+    .into_iter()
+    .next();
+    let board_id = match record.as_ref().and_then(|r| r.1) {
+        Some(id) => Some(id),
+        None => match first_post.as_ref().and_then(|p| p.board.board_id) {
+            Some(id) => Some(id),
+            None => conn
+                .prepare_cached(&format!(
+                    "SELECT p.board_id FROM post_versions p
+                     WHERE p.topic_id = :id AND p.board_id IS NOT NULL AND {vp} LIMIT 1"
+                ))?
+                .query_row(params, |row| row.get(0))
+                .optional()?,
+        },
+    };
+    let board = BoardRef {
+        board_id,
+        name: BoardNames::new(conn, seq).name(board_id)?,
+    };
+    let title = match (&record, &first_post) {
+        (Some(r), _) => r.0.clone(),
+        (None, Some(op)) => op.title.clone(),
+        (None, None) => String::new(),
+    };
+    let views = match record.as_ref().and_then(|r| r.2.map(|views| (views, r.4))) {
+        Some((observed, at)) => Views {
+            observed,
+            observed_at: Some(Millis(at)),
+        },
+        None => Views {
+            observed: 0,
+            observed_at: None,
+        },
+    };
+    let page_count = record
+        .as_ref()
+        .and_then(|r| r.3)
+        .unwrap_or((post_count + 19) / 20);
+    Ok(Some(TopicDoc {
+        topic_id,
+        title,
+        board,
+        language: first_post.as_ref().and_then(|p| p.language.clone()),
+        created_at: first_post.as_ref().and_then(|p| p.posted_at),
+        last_post_at: last_post_at.map(Millis),
+        post_count,
+        page_count,
+        views,
+        merit: Merit {
+            counts: MeritCounts {
+                total: merit_total,
+                distinct_senders,
+                transactions: merit_tx,
+            },
+            observed_at: merit_observed_at.map(Millis),
+        },
+        first_post,
+        latest_post,
+    }))
+}
+
+/// Distinct senders across the topic when every merited post lists its senders; otherwise
+/// the sum of the posts' distinct_senders (an upper bound).
+fn topic_distinct_senders(conn: &Connection, topic_id: i64, seq: i64) -> rusqlite::Result<i64> {
+    let vp = visible("p");
+    let params = named_params! {":id": topic_id, ":seq": seq};
+    let unlisted: i64 = conn
+        .prepare_cached(&format!(
+            "SELECT COUNT(*) FROM post_versions p WHERE p.topic_id = :id AND {vp}
+               AND (p.merit_total > 0 OR p.merit_tx > 0) AND p.merit_senders IS NULL"
+        ))?
+        .query_row(params, |row| row.get(0))?;
+    let sql = if unlisted == 0 {
+        format!(
+            "SELECT COUNT(DISTINCT json_extract(s.value, '$[0]'))
+             FROM post_versions p, json_each(p.merit_senders) s
+             WHERE p.topic_id = :id AND {vp} AND p.merit_senders IS NOT NULL"
+        )
+    } else {
+        format!(
+            "SELECT COALESCE(SUM(p.merit_distinct), 0) FROM post_versions p
+             WHERE p.topic_id = :id AND {vp}"
+        )
+    };
+    conn.prepare_cached(&sql)?
+        .query_row(params, |row| row.get(0))
+}
+
+/// The post flagged `is_op`, else the smallest post ID when its flag is not `false`.
+fn opening_post(conn: &Connection, topic_id: i64, seq: i64) -> rusqlite::Result<Option<PostDoc>> {
+    let flagged = posts_where(
+        conn,
+        seq,
+        "p.topic_id = :id AND p.is_op = 1 ORDER BY p.post_id LIMIT 1",
+        &[(":id", &topic_id)],
+    )?;
+    if let Some(op) = flagged.into_iter().next() {
+        return Ok(Some(op));
+    }
+    let first = posts_where(
+        conn,
+        seq,
+        "p.topic_id = :id ORDER BY p.post_id LIMIT 1",
+        &[(":id", &topic_id)],
+    )?;
+    Ok(first.into_iter().next().filter(|post| post.is_op))
+}
+
+pub(super) fn profile(
+    conn: &Connection,
+    profile_id: i64,
+    seq: i64,
+) -> rusqlite::Result<Option<ProfileDoc>> {
+    let params = named_params! {":id": profile_id, ":seq": seq};
+    let record: Option<Option<String>> = conn
+        .prepare_cached(&format!(
+            "SELECT r.username FROM profile_versions r WHERE r.profile_id = :id AND {}",
+            visible("r")
+        ))?
+        .query_row(params, |row| row.get(0))
+        .optional()?;
+    let (post_count, topic_count, first, last): (i64, i64, Option<i64>, Option<i64>) = conn
+        .prepare_cached(&format!(
+            "SELECT COUNT(*), COUNT(DISTINCT p.topic_id), MIN(p.posted_at), MAX(p.posted_at)
+             FROM post_versions p WHERE p.author_id = :id AND {}",
+            visible("p")
+        ))?
+        .query_row(params, |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })?;
+    if record.is_none() && post_count == 0 {
+        return Ok(None);
+    }
+    let limit = RECENT_POSTS as i64;
+    let recent_posts = posts_where(
+        conn,
+        seq,
+        "p.author_id = :id ORDER BY p.sort_at DESC, p.post_id DESC LIMIT :limit",
+        &[(":id", &profile_id), (":limit", &limit)],
+    )?;
+    let username = match record.flatten() {
+        Some(name) => Some(name),
+        None => recent_posts.first().map(|p| p.author_name.clone()),
+    };
+    Ok(Some(ProfileDoc {
+        profile_id,
+        username,
+        activity: ProfileActivity {
+            post_count,
+            topic_count,
+            first_post_at: first.map(Millis),
+            last_post_at: last.map(Millis),
+        },
+        recent_posts,
+    }))
+}
+
+pub(super) fn scope_exists(conn: &Connection, scope: Scope, seq: i64) -> rusqlite::Result<bool> {
+    let (id, records, posts) = match scope {
+        Scope::Topic(id) => (id, "topic_versions r WHERE r.topic_id", "p.topic_id"),
+        Scope::Profile(id) => (id, "profile_versions r WHERE r.profile_id", "p.author_id"),
+    };
+    conn.prepare_cached(&format!(
+        "SELECT EXISTS (SELECT 1 FROM {records} = :id AND {vr})
+             OR EXISTS (SELECT 1 FROM post_versions p WHERE {posts} = :id AND {vp})",
+        vr = visible("r"),
+        vp = visible("p"),
+    ))?
+    .query_row(named_params! {":id": id, ":seq": seq}, |row| row.get(0))
+}
+
+/// One keyset page: walks the scope's index from the position, keeps visible rows that pass
+/// the filters, and stops after `limit + 1` matches or `scan_budget` rows, whichever first.
+pub(super) fn list_posts(
+    conn: &Connection,
+    request: &ListRequest,
+    seq: i64,
+) -> rusqlite::Result<ListPage> {
+    let (scope_column, scope_id) = match request.scope {
+        Scope::Topic(id) => ("p.topic_id", id),
+        Scope::Profile(id) => ("p.author_id", id),
+    };
+    let (cmp, dir) = match request.order {
+        Order::Asc => (">", "ASC"),
+        Order::Desc => ("<", "DESC"),
+    };
+    let dated = request.filters.date_from.is_some() || request.filters.date_to.is_some();
+    let low = match request.filters.date_from {
+        Some(from) => from.0,
+        None if dated => UNDATED + 1,
+        None => UNDATED,
+    };
+    let high = request.filters.date_to.map_or(i64::MAX, |to| to.0);
+    let start = request.after.unwrap_or(match request.order {
+        Order::Asc => Position {
+            sort_at: UNDATED,
+            post_id: i64::MIN,
+        },
+        Order::Desc => Position {
+            sort_at: i64::MAX,
+            post_id: i64::MAX,
+        },
+    });
+    let sql = format!(
+        "SELECT {cols}, {vp} AS visible FROM post_versions p
+         WHERE {scope_column} = :scope AND (p.sort_at, p.post_id) {cmp} (:sort_at, :post_id)
+           AND p.sort_at >= :low AND p.sort_at < :high
+           AND (:author IS NULL OR p.author_id = :author)
+           AND (:topic IS NULL OR p.topic_id = :topic)
+         ORDER BY p.sort_at {dir}, p.post_id {dir}",
+        cols = post_columns(),
+        vp = visible("p"),
+    );
+    let mut statement = conn.prepare_cached(&sql)?;
+    let mut rows = statement.query(named_params! {
+        ":scope": scope_id,
+        ":sort_at": start.sort_at,
+        ":post_id": start.post_id,
+        ":low": low,
+        ":high": high,
+        ":author": request.filters.author_id,
+        ":topic": request.filters.topic_id,
+        ":seq": seq,
+    })?;
+    let mut boards = BoardNames::new(conn, seq);
+    let mut posts = Vec::with_capacity(request.limit + 1);
+    let mut scanned = 0;
+    while let Some(row) = rows.next()? {
+        scanned += 1;
+        let position = Position {
+            sort_at: row.get(16)?,
+            post_id: row.get(0)?,
+        };
+        let shown: bool = row.get(17)?;
+        if shown {
+            let post = post_from_row(row)?;
+            let board_ok = request
+                .filters
+                .board_id
+                .is_none_or(|board| post.board.board_id == Some(board));
+            if board_ok {
+                if posts.len() == request.limit {
+                    let last: &PostDoc = posts.last().expect("limit is at least 1");
+                    let next = Some(position_of(last));
+                    return Ok(ListPage { posts, next });
+                }
+                posts.push(boards.fill(post)?);
+            }
+        }
+        if scanned >= request.scan_budget {
+            // A short (even empty) page that resumes after the last row examined.
+            return Ok(ListPage {
+                posts,
+                next: Some(position),
+            });
+        }
+    }
+    Ok(ListPage { posts, next: None })
+}
+
+fn position_of(post: &PostDoc) -> Position {
+    Position {
+        sort_at: post.posted_at.map_or(UNDATED, |at| at.0),
+        post_id: post.post_id,
+    }
+}
+
+pub(super) fn counts(conn: &Connection, seq: i64) -> rusqlite::Result<CorpusCounts> {
+    let count = |sql: String| -> rusqlite::Result<i64> {
+        conn.prepare_cached(&sql)?
+            .query_row(named_params! {":seq": seq}, |row| row.get(0))
+    };
+    Ok(CorpusCounts {
+        posts: count(format!("SELECT COUNT(*) FROM post_versions p WHERE {}", visible("p")))?,
+        topics: count(format!(
+            "SELECT COUNT(*) FROM (SELECT r.topic_id FROM topic_versions r WHERE {}
+                                   UNION SELECT p.topic_id FROM post_versions p WHERE {})",
+            visible("r"),
+            visible("p")
+        ))?,
+        profiles: count(format!(
+            "SELECT COUNT(*) FROM (SELECT r.profile_id FROM profile_versions r WHERE {}
+                                   UNION SELECT p.author_id FROM post_versions p
+                                         WHERE p.author_id IS NOT NULL AND {})",
+            visible("r"),
+            visible("p")
+        ))?,
+        boards: count(format!("SELECT COUNT(*) FROM board_versions r WHERE {}", visible("r")))?,
+        images: count(format!("SELECT COUNT(*) FROM image_versions r WHERE {}", visible("r")))?,
+    })
+}

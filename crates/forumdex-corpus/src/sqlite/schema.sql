@@ -1,0 +1,74 @@
+-- Corpus schema, version 1. Every *_versions table holds the versions of one kind that were
+-- canonical at some time: a version is visible at sequence S when
+-- valid_from <= S AND (valid_to IS NULL OR valid_to > S).
+
+CREATE TABLE IF NOT EXISTS sequences (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    created_at  INTEGER NOT NULL
+);
+
+-- Every accepted observation: its identity, when it was seen and which batch brought it.
+CREATE TABLE IF NOT EXISTS observations (
+    sha256       BLOB PRIMARY KEY,
+    kind         TEXT NOT NULL,
+    entity       TEXT NOT NULL,
+    observed_at  INTEGER NOT NULL,
+    seq          INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS board_versions (
+    vid INTEGER PRIMARY KEY, valid_from INTEGER NOT NULL, valid_to INTEGER,
+    observed_at INTEGER NOT NULL, sha256 BLOB NOT NULL, indexed_at INTEGER NOT NULL,
+    board_id INTEGER NOT NULL, name TEXT NOT NULL, parent_board_id INTEGER
+);
+CREATE UNIQUE INDEX IF NOT EXISTS board_current ON board_versions(board_id) WHERE valid_to IS NULL;
+CREATE INDEX IF NOT EXISTS board_by_id ON board_versions(board_id, valid_from);
+CREATE INDEX IF NOT EXISTS board_superseded ON board_versions(valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE TABLE IF NOT EXISTS profile_versions (
+    vid INTEGER PRIMARY KEY, valid_from INTEGER NOT NULL, valid_to INTEGER,
+    observed_at INTEGER NOT NULL, sha256 BLOB NOT NULL, indexed_at INTEGER NOT NULL,
+    profile_id INTEGER NOT NULL, username TEXT
+);
+CREATE UNIQUE INDEX IF NOT EXISTS profile_current ON profile_versions(profile_id) WHERE valid_to IS NULL;
+CREATE INDEX IF NOT EXISTS profile_by_id ON profile_versions(profile_id, valid_from);
+CREATE INDEX IF NOT EXISTS profile_superseded ON profile_versions(valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE TABLE IF NOT EXISTS topic_versions (
+    vid INTEGER PRIMARY KEY, valid_from INTEGER NOT NULL, valid_to INTEGER,
+    observed_at INTEGER NOT NULL, sha256 BLOB NOT NULL, indexed_at INTEGER NOT NULL,
+    topic_id INTEGER NOT NULL, board_id INTEGER, title TEXT NOT NULL,
+    views INTEGER, page_count INTEGER
+);
+CREATE UNIQUE INDEX IF NOT EXISTS topic_current ON topic_versions(topic_id) WHERE valid_to IS NULL;
+CREATE INDEX IF NOT EXISTS topic_by_id ON topic_versions(topic_id, valid_from);
+CREATE INDEX IF NOT EXISTS topic_superseded ON topic_versions(valid_to) WHERE valid_to IS NOT NULL;
+
+-- sort_at is posted_at in ms, or the smallest integer for undated posts (they sort first).
+CREATE TABLE IF NOT EXISTS post_versions (
+    vid INTEGER PRIMARY KEY, valid_from INTEGER NOT NULL, valid_to INTEGER,
+    observed_at INTEGER NOT NULL, sha256 BLOB NOT NULL, indexed_at INTEGER NOT NULL,
+    post_id INTEGER NOT NULL, topic_id INTEGER NOT NULL, board_id INTEGER,
+    post_number INTEGER, is_op INTEGER, title TEXT NOT NULL,
+    author_id INTEGER, author_name TEXT NOT NULL,
+    posted_at INTEGER, sort_at INTEGER NOT NULL,
+    content_html TEXT NOT NULL, language TEXT,
+    merit_total INTEGER NOT NULL, merit_distinct INTEGER NOT NULL, merit_tx INTEGER NOT NULL,
+    merit_senders TEXT
+);
+CREATE UNIQUE INDEX IF NOT EXISTS post_current ON post_versions(post_id) WHERE valid_to IS NULL;
+CREATE INDEX IF NOT EXISTS post_by_id ON post_versions(post_id, valid_from);
+CREATE INDEX IF NOT EXISTS post_by_topic ON post_versions(topic_id, sort_at, post_id);
+CREATE INDEX IF NOT EXISTS post_by_author ON post_versions(author_id, sort_at, post_id) WHERE author_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS post_topic_ids ON post_versions(topic_id, post_id);
+CREATE INDEX IF NOT EXISTS post_topic_op ON post_versions(topic_id, post_id) WHERE is_op = 1;
+CREATE INDEX IF NOT EXISTS post_superseded ON post_versions(valid_to) WHERE valid_to IS NOT NULL;
+
+CREATE TABLE IF NOT EXISTS image_versions (
+    vid INTEGER PRIMARY KEY, valid_from INTEGER NOT NULL, valid_to INTEGER,
+    observed_at INTEGER NOT NULL, sha256 BLOB NOT NULL, indexed_at INTEGER NOT NULL,
+    source_url TEXT NOT NULL, file TEXT, nsfw_score REAL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS image_current ON image_versions(source_url) WHERE valid_to IS NULL;
+CREATE INDEX IF NOT EXISTS image_by_url ON image_versions(source_url, valid_from);
+CREATE INDEX IF NOT EXISTS image_superseded ON image_versions(valid_to) WHERE valid_to IS NOT NULL;

@@ -1,0 +1,264 @@
+//! Import batches: record each new observation, and when it wins the canonical rule, close
+//! the current version and open a new one at the batch's sequence number.
+
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
+
+use crate::model::{BatchOutcome, UNDATED};
+use crate::record::{Observation, Record};
+use crate::time::Millis;
+
+/// The kind-specific part of a version row: its table, its key and how to insert it.
+struct Entity {
+    kind: &'static str,
+    table: &'static str,
+    key_column: &'static str,
+    key: rusqlite::types::Value,
+}
+
+impl Entity {
+    fn of(record: &Record) -> Self {
+        use rusqlite::types::Value::{Integer, Text};
+        let (kind, table, key_column, key) = match record {
+            Record::Board(r) => ("board", "board_versions", "board_id", Integer(r.board_id.get())),
+            Record::Profile(r) => (
+                "profile",
+                "profile_versions",
+                "profile_id",
+                Integer(r.profile_id.get()),
+            ),
+            Record::Topic(r) => ("topic", "topic_versions", "topic_id", Integer(r.topic_id.get())),
+            Record::Post(r) => ("post", "post_versions", "post_id", Integer(r.post_id.get())),
+            Record::Image(r) => (
+                "image",
+                "image_versions",
+                "source_url",
+                Text(r.source_url.clone()),
+            ),
+        };
+        Self {
+            kind,
+            table,
+            key_column,
+            key,
+        }
+    }
+
+    fn key_text(&self) -> String {
+        match &self.key {
+            rusqlite::types::Value::Integer(id) => id.to_string(),
+            rusqlite::types::Value::Text(url) => url.clone(),
+            other => format!("{other:?}"),
+        }
+    }
+}
+
+/// Applies `observations` in one `BEGIN IMMEDIATE` transaction. A sequence number is taken
+/// only when the first new observation appears, so a re-import adds none.
+pub(super) fn import_batch(
+    conn: &mut Connection,
+    observations: &[Observation],
+    now: Millis,
+) -> rusqlite::Result<BatchOutcome> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let mut outcome = BatchOutcome::default();
+    for observation in observations {
+        let known = tx
+            .prepare_cached("SELECT 1 FROM observations WHERE sha256 = ?1")?
+            .exists([&observation.line_sha256[..]])?;
+        if known {
+            outcome.known_observations += 1;
+            continue;
+        }
+        let seq = match outcome.seq {
+            Some(seq) => seq,
+            None => {
+                tx.execute("INSERT INTO sequences (created_at) VALUES (?1)", [now.0])?;
+                let seq = tx.last_insert_rowid();
+                outcome.seq = Some(seq);
+                seq
+            }
+        };
+        let entity = Entity::of(&observation.record);
+        tx.prepare_cached(
+            "INSERT INTO observations (sha256, kind, entity, observed_at, seq)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?
+        .execute(params![
+            &observation.line_sha256[..],
+            entity.kind,
+            entity.key_text(),
+            observation.observed_at.0,
+            seq
+        ])?;
+        outcome.new_observations += 1;
+        if supersede(&tx, &entity, observation, seq)? {
+            insert_version(&tx, observation, seq, now)?;
+            outcome.became_canonical += 1;
+        }
+    }
+    tx.commit()?;
+    Ok(outcome)
+}
+
+/// Decides the canonical rule against the current version (latest `observed_at`, then the
+/// smallest line SHA-256) and, when the new observation wins, retires the current version.
+fn supersede(
+    tx: &Transaction<'_>,
+    entity: &Entity,
+    observation: &Observation,
+    seq: i64,
+) -> rusqlite::Result<bool> {
+    let current: Option<(i64, i64, Vec<u8>, i64)> = tx
+        .prepare_cached(&format!(
+            "SELECT vid, observed_at, sha256, valid_from FROM {} WHERE {} = ?1 AND valid_to IS NULL",
+            entity.table, entity.key_column
+        ))?
+        .query_row([&entity.key], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })
+        .optional()?;
+    let Some((vid, observed_at, sha256, valid_from)) = current else {
+        return Ok(true);
+    };
+    let wins = (observation.observed_at.0, std::cmp::Reverse(&observation.line_sha256[..]))
+        > (observed_at, std::cmp::Reverse(&sha256[..]));
+    if !wins {
+        return Ok(false);
+    }
+    if valid_from == seq {
+        // Opened earlier in this same batch: no snapshot ever saw it.
+        tx.prepare_cached(&format!("DELETE FROM {} WHERE vid = ?1", entity.table))?
+            .execute([vid])?;
+    } else {
+        tx.prepare_cached(&format!(
+            "UPDATE {} SET valid_to = ?1 WHERE vid = ?2",
+            entity.table
+        ))?
+        .execute([seq, vid])?;
+    }
+    Ok(true)
+}
+
+fn insert_version(
+    tx: &Transaction<'_>,
+    observation: &Observation,
+    seq: i64,
+    now: Millis,
+) -> rusqlite::Result<()> {
+    let sha = &observation.line_sha256[..];
+    let observed_at = observation.observed_at.0;
+    match &observation.record {
+        Record::Board(r) => tx
+            .prepare_cached(
+                "INSERT INTO board_versions (valid_from, observed_at, sha256, indexed_at,
+                   board_id, name, parent_board_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![
+                seq,
+                observed_at,
+                sha,
+                now.0,
+                r.board_id.get(),
+                r.name,
+                r.parent_board_id.map(|id| id.get())
+            ])?,
+        Record::Profile(r) => tx
+            .prepare_cached(
+                "INSERT INTO profile_versions (valid_from, observed_at, sha256, indexed_at,
+                   profile_id, username) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![seq, observed_at, sha, now.0, r.profile_id.get(), r.username])?,
+        Record::Topic(r) => tx
+            .prepare_cached(
+                "INSERT INTO topic_versions (valid_from, observed_at, sha256, indexed_at,
+                   topic_id, board_id, title, views, page_count)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?
+            .execute(params![
+                seq,
+                observed_at,
+                sha,
+                now.0,
+                r.topic_id.get(),
+                r.board_id.map(|id| id.get()),
+                r.title,
+                r.views,
+                r.page_count
+            ])?,
+        Record::Post(r) => {
+            let senders = r.merit_senders.as_ref().map(|senders| {
+                let pairs: Vec<[i64; 2]> = senders
+                    .iter()
+                    .map(|s| [s.profile_id.get(), s.amount])
+                    .collect();
+                serde_json::to_string(&pairs).expect("integers always serialize")
+            });
+            let posted_at = r.posted_at.map(|at| at.0);
+            tx.prepare_cached(
+                "INSERT INTO post_versions (valid_from, observed_at, sha256, indexed_at,
+                   post_id, topic_id, board_id, post_number, is_op, title, author_id,
+                   author_name, posted_at, sort_at, content_html, language,
+                   merit_total, merit_distinct, merit_tx, merit_senders)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
+                   ?16, ?17, ?18, ?19, ?20)",
+            )?
+            .execute(params![
+                seq,
+                observed_at,
+                sha,
+                now.0,
+                r.post_id.get(),
+                r.topic_id.get(),
+                r.board_id.map(|id| id.get()),
+                r.post_number,
+                r.is_op,
+                r.title,
+                r.author_id.map(|id| id.get()),
+                r.author_name,
+                posted_at,
+                posted_at.unwrap_or(UNDATED),
+                r.content_html,
+                r.language,
+                r.merit.total,
+                r.merit.distinct_senders,
+                r.merit.transactions,
+                senders
+            ])?
+        }
+        Record::Image(r) => tx
+            .prepare_cached(
+                "INSERT INTO image_versions (valid_from, observed_at, sha256, indexed_at,
+                   source_url, file, nsfw_score) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![seq, observed_at, sha, now.0, r.source_url, r.file, r.nsfw_score])?,
+    };
+    Ok(())
+}
+
+/// Deletes versions retired by a sequence committed before `horizon`: every snapshot that
+/// could see them was taken before that sequence, so it is older than the horizon.
+pub(super) fn collect_garbage(conn: &mut Connection, horizon: Millis) -> rusqlite::Result<usize> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let retired_by: Option<i64> = tx.query_row(
+        "SELECT MAX(seq) FROM sequences WHERE created_at < ?1",
+        [horizon.0],
+        |row| row.get(0),
+    )?;
+    let mut deleted = 0;
+    if let Some(seq) = retired_by {
+        for table in [
+            "board_versions",
+            "profile_versions",
+            "topic_versions",
+            "post_versions",
+            "image_versions",
+        ] {
+            deleted += tx.execute(
+                &format!("DELETE FROM {table} WHERE valid_to IS NOT NULL AND valid_to <= ?1"),
+                [seq],
+            )?;
+        }
+    }
+    tx.commit()?;
+    Ok(deleted)
+}

@@ -1,0 +1,56 @@
+//! The [`CorpusStore`] seam: everything the importer writes and the API reads, shaped by the
+//! domain so that a PostgreSQL implementation can follow the SQLite one.
+
+use crate::model::*;
+use crate::record::Observation;
+use crate::time::Millis;
+
+/// Why a store operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The store is busy or locked past its wait (retry later; HTTP 503).
+    #[error("corpus store busy: {0}")]
+    Busy(String),
+    /// The store cannot be used (I/O, corruption, read-only folder; HTTP 503).
+    #[error("corpus store unavailable: {0}")]
+    Unavailable(String),
+}
+
+/// A corpus with MVCC snapshots. All methods block; call them off async threads.
+pub trait CorpusStore: Send + Sync {
+    /// Applies one batch atomically under the next sequence number (none when nothing in it
+    /// is new). `now` becomes the batch's creation time and the versions' `indexed_at`.
+    fn import_batch(
+        &self,
+        observations: &[Observation],
+        now: Millis,
+    ) -> Result<BatchOutcome, StoreError>;
+
+    /// The newest committed sequence, frozen at `now`.
+    fn snapshot(&self, now: Millis) -> Result<Snapshot, StoreError>;
+
+    /// When sequence `seq` was committed (`None` for an unknown sequence).
+    fn sequence_created_at(&self, seq: i64) -> Result<Option<Millis>, StoreError>;
+
+    /// The canonical post at `seq`.
+    fn post(&self, post_id: i64, seq: i64) -> Result<Option<PostDoc>, StoreError>;
+
+    /// The topic at `seq`, with its derived values.
+    fn topic(&self, topic_id: i64, seq: i64) -> Result<Option<TopicDoc>, StoreError>;
+
+    /// The profile at `seq`, with its derived values.
+    fn profile(&self, profile_id: i64, seq: i64) -> Result<Option<ProfileDoc>, StoreError>;
+
+    /// Whether a topic or profile exists at `seq` (a record or a post names it).
+    fn scope_exists(&self, scope: Scope, seq: i64) -> Result<bool, StoreError>;
+
+    /// One keyset page of a listing at `seq`; its cost does not grow with depth.
+    fn list_posts(&self, request: &ListRequest, seq: i64) -> Result<ListPage, StoreError>;
+
+    /// Canonical entity counts at `seq`.
+    fn counts(&self, seq: i64) -> Result<CorpusCounts, StoreError>;
+
+    /// Deletes superseded versions that no snapshot younger than `horizon` can see; returns
+    /// how many were deleted.
+    fn collect_garbage(&self, horizon: Millis) -> Result<usize, StoreError>;
+}

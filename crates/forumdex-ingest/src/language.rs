@@ -1,0 +1,127 @@
+//! Language detection for posts that carry no `language`, with whatlang (trigram models
+//! compiled into the crate: offline, fast, about 70 languages).
+
+/// Texts shorter than this many characters are not detected: trigram guesses on a few
+/// words are noise.
+const MIN_CHARS: usize = 12;
+
+/// Detects the language of `text` as an ISO 639-1 code, or `None` when the text is too
+/// short, the guess is unreliable, or the language has no two-letter code.
+pub fn detect(text: &str) -> Option<&'static str> {
+    if text.chars().filter(|c| c.is_alphabetic()).count() < MIN_CHARS {
+        return None;
+    }
+    let info = whatlang::detect(text)?;
+    // Scripts with one language are safe even when whatlang calls the guess unreliable.
+    let single_script = matches!(
+        info.script(),
+        whatlang::Script::Mandarin
+            | whatlang::Script::Hangul
+            | whatlang::Script::Hiragana
+            | whatlang::Script::Katakana
+            | whatlang::Script::Greek
+            | whatlang::Script::Thai
+            | whatlang::Script::Georgian
+            | whatlang::Script::Armenian
+    );
+    if !info.is_reliable() && !single_script && info.confidence() < 0.5 {
+        return None;
+    }
+    iso_639_1(info.lang().code())
+}
+
+/// Maps whatlang's ISO 639-3 codes onto ISO 639-1.
+fn iso_639_1(code3: &str) -> Option<&'static str> {
+    Some(match code3 {
+        "afr" => "af",
+        "aka" => "ak",
+        "amh" => "am",
+        "ara" => "ar",
+        "aze" => "az",
+        "bel" => "be",
+        "ben" => "bn",
+        "bul" => "bg",
+        "cat" => "ca",
+        "ces" => "cs",
+        "cmn" => "zh",
+        "dan" => "da",
+        "deu" => "de",
+        "ell" => "el",
+        "eng" => "en",
+        "epo" => "eo",
+        "est" => "et",
+        "fin" => "fi",
+        "fra" => "fr",
+        "guj" => "gu",
+        "heb" => "he",
+        "hin" => "hi",
+        "hrv" => "hr",
+        "hun" => "hu",
+        "hye" => "hy",
+        "ind" => "id",
+        "ita" => "it",
+        "jav" => "jv",
+        "jpn" => "ja",
+        "kan" => "kn",
+        "kat" => "ka",
+        "khm" => "km",
+        "kor" => "ko",
+        "lat" => "la",
+        "lav" => "lv",
+        "lit" => "lt",
+        "mal" => "ml",
+        "mar" => "mr",
+        "mkd" => "mk",
+        "mya" => "my",
+        "nep" => "ne",
+        "nld" => "nl",
+        "nob" => "nb",
+        "ori" => "or",
+        "pan" => "pa",
+        "pes" => "fa",
+        "pol" => "pl",
+        "por" => "pt",
+        "ron" => "ro",
+        "rus" => "ru",
+        "sin" => "si",
+        "slk" => "sk",
+        "slv" => "sl",
+        "sna" => "sn",
+        "spa" => "es",
+        "srp" => "sr",
+        "swe" => "sv",
+        "tam" => "ta",
+        "tel" => "te",
+        "tgl" => "tl",
+        "tha" => "th",
+        "tuk" => "tk",
+        "tur" => "tr",
+        "ukr" => "uk",
+        "urd" => "ur",
+        "uzb" => "uz",
+        "vie" => "vi",
+        "yid" => "yi",
+        "zul" => "zu",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_common_forum_languages() {
+        let cases = [
+            ("en", "I think this project has a strong team and the roadmap looks realistic to me."),
+            ("ru", "Я думаю, что у этого проекта сильная команда и реалистичная дорожная карта."),
+            ("de", "Ich denke, dieses Projekt hat ein starkes Team und eine realistische Roadmap."),
+            ("es", "Creo que este proyecto tiene un equipo fuerte y una hoja de ruta realista."),
+            ("zh", "我认为这个项目有一个强大的团队和一个现实的路线图。"),
+        ];
+        for (code, text) in cases {
+            assert_eq!(detect(text), Some(code), "{text}");
+        }
+        assert_eq!(detect("ok"), None);
+    }
+}
