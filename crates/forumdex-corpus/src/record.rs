@@ -214,7 +214,9 @@ fn parse_post(fields: &Fields<'_>) -> Result<PostRecord, RecordError> {
         post_number: fields.opt_count("post_number")?,
         is_op: fields.opt_bool("is_op")?,
         title: fields.string("title")?,
-        author_id: author.opt_id("profile_id").map_err(|e| nested("author", e))?,
+        author_id: author
+            .opt_id("profile_id")
+            .map_err(|e| nested("author", e))?,
         author_name: author.string("username").map_err(|e| nested("author", e))?,
         posted_at: fields.opt_time("posted_at")?,
         content_html: fields.string("content_html")?,
@@ -395,7 +397,9 @@ impl Fields<'_> {
                     "field `{name}`: {text:?} is not an RFC 3339 date-time with an offset"
                 )),
             },
-            Some(_) => fail(format!("field `{name}`: must be an RFC 3339 date-time string")),
+            Some(_) => fail(format!(
+                "field `{name}`: must be an RFC 3339 date-time string"
+            )),
         }
     }
 }
@@ -450,16 +454,46 @@ mod tests {
         let cases = [
             ("{", "not valid JSON"),
             ("[1]", "not a JSON object"),
-            (r#"{"kind":"board","board_id":1,"name":"x"}"#, "`observed_at`"),
-            (r#"{"kind":"board","board_id":0,"name":"x","observed_at":"2024-03-01T12:00:00Z"}"#, "`board_id`"),
-            (r#"{"kind":"board","board_id":1.5,"name":"x","observed_at":"2024-03-01T12:00:00Z"}"#, "`board_id`"),
-            (r#"{"kind":"thread","observed_at":"2024-03-01T12:00:00Z"}"#, "unknown kind"),
-            (r#"{"kind":"board","board_id":1,"name":"x","observed_at":"2024-03-01T12:00:00"}"#, "offset"),
-            (r#"{"kind":"topic","topic_id":1,"title":"t","views":-1,"observed_at":"2024-03-01T12:00:00Z"}"#, "`views`"),
-            (r#"{"kind":"post","post_id":1,"topic_id":1,"title":"t","author":{"username":"u"},"content_html":"","language":"EN","observed_at":"2024-03-01T12:00:00Z"}"#, "`language`"),
-            (r#"{"kind":"post","post_id":1,"topic_id":1,"title":"t","author":{"profile_id":"3","username":"u"},"content_html":"","observed_at":"2024-03-01T12:00:00Z"}"#, "`author.profile_id`"),
-            (r#"{"kind":"image","source_url":"http://x/a.png","nsfw_score":1.5,"observed_at":"2024-03-01T12:00:00Z"}"#, "`nsfw_score`"),
-            (r#"{"kind":"image","source_url":"http://x/a.png","file":"../etc/passwd","observed_at":"2024-03-01T12:00:00Z"}"#, "`file`"),
+            (
+                r#"{"kind":"board","board_id":1,"name":"x"}"#,
+                "`observed_at`",
+            ),
+            (
+                r#"{"kind":"board","board_id":0,"name":"x","observed_at":"2024-03-01T12:00:00Z"}"#,
+                "`board_id`",
+            ),
+            (
+                r#"{"kind":"board","board_id":1.5,"name":"x","observed_at":"2024-03-01T12:00:00Z"}"#,
+                "`board_id`",
+            ),
+            (
+                r#"{"kind":"thread","observed_at":"2024-03-01T12:00:00Z"}"#,
+                "unknown kind",
+            ),
+            (
+                r#"{"kind":"board","board_id":1,"name":"x","observed_at":"2024-03-01T12:00:00"}"#,
+                "offset",
+            ),
+            (
+                r#"{"kind":"topic","topic_id":1,"title":"t","views":-1,"observed_at":"2024-03-01T12:00:00Z"}"#,
+                "`views`",
+            ),
+            (
+                r#"{"kind":"post","post_id":1,"topic_id":1,"title":"t","author":{"username":"u"},"content_html":"","language":"EN","observed_at":"2024-03-01T12:00:00Z"}"#,
+                "`language`",
+            ),
+            (
+                r#"{"kind":"post","post_id":1,"topic_id":1,"title":"t","author":{"profile_id":"3","username":"u"},"content_html":"","observed_at":"2024-03-01T12:00:00Z"}"#,
+                "`author.profile_id`",
+            ),
+            (
+                r#"{"kind":"image","source_url":"http://x/a.png","nsfw_score":1.5,"observed_at":"2024-03-01T12:00:00Z"}"#,
+                "`nsfw_score`",
+            ),
+            (
+                r#"{"kind":"image","source_url":"http://x/a.png","file":"../etc/passwd","observed_at":"2024-03-01T12:00:00Z"}"#,
+                "`file`",
+            ),
         ];
         for (line, needle) in cases {
             let err = parse(line).unwrap_err();

@@ -14,7 +14,10 @@ pub fn html_to_text(html: &str) -> String {
             break;
         };
         let tag = after[1..end].trim_start_matches('/').to_ascii_lowercase();
-        let name = tag.split(|c: char| c.is_whitespace() || c == '/').next().unwrap_or("");
+        let name = tag
+            .split(|c: char| c.is_whitespace() || c == '/')
+            .next()
+            .unwrap_or("");
         if matches!(name, "br" | "p" | "div" | "li" | "tr" | "blockquote" | "hr") {
             raw.push('\n');
         } else {

@@ -150,7 +150,8 @@ fn read_source(
 ) -> anyhow::Result<()> {
     let progress = progress_bar(source, options);
     let bar = progress.clone();
-    let mut reader = source.open(move |raw| Box::new(bar.wrap_read(raw)) as Box<dyn Read + Send>)?;
+    let mut reader =
+        source.open(move |raw| Box::new(bar.wrap_read(raw)) as Box<dyn Read + Send>)?;
     let base_dir = source.base_dir();
     let name = source.display_name();
     let mut line = Vec::new();
@@ -175,7 +176,8 @@ fn read_source(
                 summary.count(&observation.record);
                 batch.push(observation);
                 if batch.len() >= options.batch_size {
-                    let full = std::mem::replace(&mut batch, Vec::with_capacity(options.batch_size));
+                    let full =
+                        std::mem::replace(&mut batch, Vec::with_capacity(options.batch_size));
                     batches
                         .send(full)
                         .map_err(|_| anyhow::anyhow!("the batch writer stopped"))?;

@@ -113,10 +113,22 @@ mod tests {
     #[test]
     fn detects_common_forum_languages() {
         let cases = [
-            ("en", "I think this project has a strong team and the roadmap looks realistic to me."),
-            ("ru", "Я думаю, что у этого проекта сильная команда и реалистичная дорожная карта."),
-            ("de", "Ich denke, dieses Projekt hat ein starkes Team und eine realistische Roadmap."),
-            ("es", "Creo que este proyecto tiene un equipo fuerte y una hoja de ruta realista."),
+            (
+                "en",
+                "I think this project has a strong team and the roadmap looks realistic to me.",
+            ),
+            (
+                "ru",
+                "Я думаю, что у этого проекта сильная команда и реалистичная дорожная карта.",
+            ),
+            (
+                "de",
+                "Ich denke, dieses Projekt hat ein starkes Team und eine realistische Roadmap.",
+            ),
+            (
+                "es",
+                "Creo que este proyecto tiene un equipo fuerte y una hoja de ruta realista.",
+            ),
             ("zh", "我认为这个项目有一个强大的团队和一个现实的路线图。"),
         ];
         for (code, text) in cases {

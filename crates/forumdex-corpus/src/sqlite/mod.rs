@@ -47,6 +47,12 @@ impl SqliteCorpusStore {
         })
     }
 
+    /// `EXPLAIN QUERY PLAN` of one listing page, a line per step: shows that a page is an
+    /// index range scan whatever its depth.
+    pub fn explain_list(&self, request: &ListRequest) -> Result<Vec<String>, StoreError> {
+        self.with_reader(|conn| read::explain_list(conn, request))
+    }
+
     /// Path of the database file.
     pub fn path(&self) -> &Path {
         &self.path

@@ -105,7 +105,9 @@ impl<'c> BoardNames<'c> {
                 "SELECT b.name FROM board_versions b WHERE b.board_id = :id AND {}",
                 visible("b")
             ))?
-            .query_row(named_params! {":id": id, ":seq": self.seq}, |row| row.get(0))
+            .query_row(named_params! {":id": id, ":seq": self.seq}, |row| {
+                row.get(0)
+            })
             .optional()?
             .unwrap_or_default();
         self.cache.insert(id, name.clone());
@@ -139,12 +141,18 @@ fn posts_where(
 }
 
 pub(super) fn post(conn: &Connection, post_id: i64, seq: i64) -> rusqlite::Result<Option<PostDoc>> {
-    Ok(posts_where(conn, seq, "p.post_id = :id", &[(":id", &post_id)])?
-        .into_iter()
-        .next())
+    Ok(
+        posts_where(conn, seq, "p.post_id = :id", &[(":id", &post_id)])?
+            .into_iter()
+            .next(),
+    )
 }
 
-pub(super) fn topic(conn: &Connection, topic_id: i64, seq: i64) -> rusqlite::Result<Option<TopicDoc>> {
+pub(super) fn topic(
+    conn: &Connection,
+    topic_id: i64,
+    seq: i64,
+) -> rusqlite::Result<Option<TopicDoc>> {
     let params = named_params! {":id": topic_id, ":seq": seq};
     let record: Option<(String, Option<i64>, Option<i64>, Option<i64>, i64)> = conn
         .prepare_cached(&format!(
@@ -153,7 +161,13 @@ pub(super) fn topic(conn: &Connection, topic_id: i64, seq: i64) -> rusqlite::Res
             visible("t")
         ))?
         .query_row(params, |row| {
-            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+            Ok((
+                row.get(0)?,
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+                row.get(4)?,
+            ))
         })
         .optional()?;
     let vp = visible("p");
@@ -170,7 +184,13 @@ pub(super) fn topic(conn: &Connection, topic_id: i64, seq: i64) -> rusqlite::Res
              FROM post_versions p WHERE p.topic_id = :id AND {vp}"
         ))?
         .query_row(params, |row| {
-            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+            Ok((
+                row.get(0)?,
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+                row.get(4)?,
+            ))
         })?;
     if record.is_none() && post_count == 0 {
         return Ok(None);
@@ -361,13 +381,8 @@ pub(super) fn list_posts(
     request: &ListRequest,
     seq: i64,
 ) -> rusqlite::Result<ListPage> {
-    let (scope_column, scope_id) = match request.scope {
-        Scope::Topic(id) => ("p.topic_id", id),
-        Scope::Profile(id) => ("p.author_id", id),
-    };
-    let (cmp, dir) = match request.order {
-        Order::Asc => (">", "ASC"),
-        Order::Desc => ("<", "DESC"),
+    let scope_id = match request.scope {
+        Scope::Topic(id) | Scope::Profile(id) => id,
     };
     let dated = request.filters.date_from.is_some() || request.filters.date_to.is_some();
     let low = match request.filters.date_from {
@@ -386,16 +401,7 @@ pub(super) fn list_posts(
             post_id: i64::MAX,
         },
     });
-    let sql = format!(
-        "SELECT {cols}, {vp} AS visible FROM post_versions p
-         WHERE {scope_column} = :scope AND (p.sort_at, p.post_id) {cmp} (:sort_at, :post_id)
-           AND p.sort_at >= :low AND p.sort_at < :high
-           AND (:author IS NULL OR p.author_id = :author)
-           AND (:topic IS NULL OR p.topic_id = :topic)
-         ORDER BY p.sort_at {dir}, p.post_id {dir}",
-        cols = post_columns(),
-        vp = visible("p"),
-    );
+    let sql = list_sql(request);
     let mut statement = conn.prepare_cached(&sql)?;
     let mut rows = statement.query(named_params! {
         ":scope": scope_id,
@@ -408,14 +414,23 @@ pub(super) fn list_posts(
         ":seq": seq,
     })?;
     let mut boards = BoardNames::new(conn, seq);
-    let mut posts = Vec::with_capacity(request.limit + 1);
+    let mut posts = Vec::with_capacity(request.limit);
     let mut scanned = 0;
+    let mut last_position: Option<Position> = None;
     while let Some(row) = rows.next()? {
-        scanned += 1;
         let position = Position {
             sort_at: row.get(16)?,
             post_id: row.get(0)?,
         };
+        // Out of budget: a short (even empty) page resuming after the last place examined,
+        // never between two versions of the same post.
+        if scanned >= request.scan_budget && last_position != Some(position) {
+            return Ok(ListPage {
+                posts,
+                next: last_position,
+            });
+        }
+        scanned += 1;
         let shown: bool = row.get(17)?;
         if shown {
             let post = post_from_row(row)?;
@@ -432,15 +447,49 @@ pub(super) fn list_posts(
                 posts.push(boards.fill(post)?);
             }
         }
-        if scanned >= request.scan_budget {
-            // A short (even empty) page that resumes after the last row examined.
-            return Ok(ListPage {
-                posts,
-                next: Some(position),
-            });
-        }
+        last_position = Some(position);
     }
     Ok(ListPage { posts, next: None })
+}
+
+/// The SQL of one listing page (named parameters as bound by [`list_posts`]).
+fn list_sql(request: &ListRequest) -> String {
+    let scope_column = match request.scope {
+        Scope::Topic(_) => "p.topic_id",
+        Scope::Profile(_) => "p.author_id",
+    };
+    let (cmp, dir) = match request.order {
+        Order::Asc => (">", "ASC"),
+        Order::Desc => ("<", "DESC"),
+    };
+    format!(
+        "SELECT {cols}, {vp} AS visible FROM post_versions p
+         WHERE {scope_column} = :scope AND (p.sort_at, p.post_id) {cmp} (:sort_at, :post_id)
+           AND p.sort_at >= :low AND p.sort_at < :high
+           AND (:author IS NULL OR p.author_id = :author)
+           AND (:topic IS NULL OR p.topic_id = :topic)
+         ORDER BY p.sort_at {dir}, p.post_id {dir}",
+        cols = post_columns(),
+        vp = visible("p"),
+    )
+}
+
+/// `EXPLAIN QUERY PLAN` of a listing page: one line per plan step.
+pub(super) fn explain_list(
+    conn: &Connection,
+    request: &ListRequest,
+) -> rusqlite::Result<Vec<String>> {
+    let sql = format!("EXPLAIN QUERY PLAN {}", list_sql(request));
+    let mut statement = conn.prepare(&sql)?;
+    let unbound: Option<i64> = None;
+    let rows = statement.query_map(
+        named_params! {
+            ":scope": 1, ":sort_at": 0, ":post_id": 0, ":low": 0, ":high": 1,
+            ":author": unbound, ":topic": unbound, ":seq": 1,
+        },
+        |row| row.get::<_, String>(3),
+    )?;
+    rows.collect()
 }
 
 fn position_of(post: &PostDoc) -> Position {
@@ -456,7 +505,10 @@ pub(super) fn counts(conn: &Connection, seq: i64) -> rusqlite::Result<CorpusCoun
             .query_row(named_params! {":seq": seq}, |row| row.get(0))
     };
     Ok(CorpusCounts {
-        posts: count(format!("SELECT COUNT(*) FROM post_versions p WHERE {}", visible("p")))?,
+        posts: count(format!(
+            "SELECT COUNT(*) FROM post_versions p WHERE {}",
+            visible("p")
+        ))?,
         topics: count(format!(
             "SELECT COUNT(*) FROM (SELECT r.topic_id FROM topic_versions r WHERE {}
                                    UNION SELECT p.topic_id FROM post_versions p WHERE {})",
@@ -470,7 +522,13 @@ pub(super) fn counts(conn: &Connection, seq: i64) -> rusqlite::Result<CorpusCoun
             visible("r"),
             visible("p")
         ))?,
-        boards: count(format!("SELECT COUNT(*) FROM board_versions r WHERE {}", visible("r")))?,
-        images: count(format!("SELECT COUNT(*) FROM image_versions r WHERE {}", visible("r")))?,
+        boards: count(format!(
+            "SELECT COUNT(*) FROM board_versions r WHERE {}",
+            visible("r")
+        ))?,
+        images: count(format!(
+            "SELECT COUNT(*) FROM image_versions r WHERE {}",
+            visible("r")
+        ))?,
     })
 }

@@ -19,14 +19,24 @@ impl Entity {
     fn of(record: &Record) -> Self {
         use rusqlite::types::Value::{Integer, Text};
         let (kind, table, key_column, key) = match record {
-            Record::Board(r) => ("board", "board_versions", "board_id", Integer(r.board_id.get())),
+            Record::Board(r) => (
+                "board",
+                "board_versions",
+                "board_id",
+                Integer(r.board_id.get()),
+            ),
             Record::Profile(r) => (
                 "profile",
                 "profile_versions",
                 "profile_id",
                 Integer(r.profile_id.get()),
             ),
-            Record::Topic(r) => ("topic", "topic_versions", "topic_id", Integer(r.topic_id.get())),
+            Record::Topic(r) => (
+                "topic",
+                "topic_versions",
+                "topic_id",
+                Integer(r.topic_id.get()),
+            ),
             Record::Post(r) => ("post", "post_versions", "post_id", Integer(r.post_id.get())),
             Record::Image(r) => (
                 "image",
@@ -120,8 +130,10 @@ fn supersede(
     let Some((vid, observed_at, sha256, valid_from)) = current else {
         return Ok(true);
     };
-    let wins = (observation.observed_at.0, std::cmp::Reverse(&observation.line_sha256[..]))
-        > (observed_at, std::cmp::Reverse(&sha256[..]));
+    let wins = (
+        observation.observed_at.0,
+        std::cmp::Reverse(&observation.line_sha256[..]),
+    ) > (observed_at, std::cmp::Reverse(&sha256[..]));
     if !wins {
         return Ok(false);
     }
@@ -167,7 +179,14 @@ fn insert_version(
                 "INSERT INTO profile_versions (valid_from, observed_at, sha256, indexed_at,
                    profile_id, username) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
-            .execute(params![seq, observed_at, sha, now.0, r.profile_id.get(), r.username])?,
+            .execute(params![
+                seq,
+                observed_at,
+                sha,
+                now.0,
+                r.profile_id.get(),
+                r.username
+            ])?,
         Record::Topic(r) => tx
             .prepare_cached(
                 "INSERT INTO topic_versions (valid_from, observed_at, sha256, indexed_at,
@@ -230,7 +249,15 @@ fn insert_version(
                 "INSERT INTO image_versions (valid_from, observed_at, sha256, indexed_at,
                    source_url, file, nsfw_score) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?
-            .execute(params![seq, observed_at, sha, now.0, r.source_url, r.file, r.nsfw_score])?,
+            .execute(params![
+                seq,
+                observed_at,
+                sha,
+                now.0,
+                r.source_url,
+                r.file,
+                r.nsfw_score
+            ])?,
     };
     Ok(())
 }

@@ -69,7 +69,10 @@ pub fn import(
     let summary = import_files(store, sources, &options, |rejection| {
         printed += 1;
         if printed <= PRINTED_REJECTIONS {
-            eprintln!("{}:{}: {}", rejection.file, rejection.line, rejection.reason);
+            eprintln!(
+                "{}:{}: {}",
+                rejection.file, rejection.line, rejection.reason
+            );
         }
     })?;
     if summary.rejected > PRINTED_REJECTIONS {
