@@ -386,7 +386,7 @@ pub fn allowlist_updates(store: &dyn AccountStore) {
     assert!(!auth.allow.allows("192.0.2.7".parse().expect("ip")));
 
     let cleared = store
-        .update_allowlist(&info.key_id, &[], &list.entries().to_vec())
+        .update_allowlist(&info.key_id, &[], list.entries())
         .expect("clear");
     assert!(cleared.is_empty());
     assert!(matches!(
