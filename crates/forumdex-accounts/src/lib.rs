@@ -1,1 +1,30 @@
-//! forumdex-accounts
+//! Accounts, API keys, prepaid credits and per-key rate limits for forumdex.
+//!
+//! - [`AccountStore`] is the storage seam (DESIGN.md "Shape"); [`SqliteAccountStore`] is the
+//!   embedded implementation (`<data dir>/accounts.sqlite`). The API is blocking: the HTTP
+//!   server calls it through `spawn_blocking`.
+//! - [`ApiKey`] is a parsed secret (`fdx_live_` + 190 random bits + checksum); only its
+//!   SHA-256 ([`KeyHash`]) is ever stored.
+//! - [`Allowlist`] holds a key's IP restrictions.
+//! - [`RateLimiter`] is the rate-limit seam; [`InMemoryRateLimiter`] is an exact sliding log.
+//! - [`wire`] holds the JSON shapes printed by the operator CLI (operator-interface.md).
+
+pub mod allowlist;
+pub mod ids;
+pub mod key;
+pub mod rate;
+pub mod sqlite;
+pub mod store;
+pub mod time;
+pub mod wire;
+
+pub use allowlist::{AllowEntry, AllowEntryError, Allowlist};
+pub use ids::{AccountId, IdParseError, KeyId};
+pub use key::{ApiKey, KeyHash, KeyLifetime, KeyParseError, KeyStatus, LifetimeParseError};
+pub use rate::{InMemoryRateLimiter, RateDecision, RateLimitError, RateLimiter};
+pub use sqlite::SqliteAccountStore;
+pub use store::{
+    Account, AccountError, AccountStore, AuthError, AuthenticatedKey, CreatedKey, Email, KeyInfo,
+    LedgerEntry, MAX_BALANCE, NewKey,
+};
+pub use time::Timestamp;

@@ -1,0 +1,137 @@
+//! Per-key rate limits: never more than N admitted requests in any rolling 60 seconds.
+//!
+//! [`RateLimiter`] is the seam for a shared (Redis) implementation; [`InMemoryRateLimiter`]
+//! keeps, per key, a log of the instants of the requests it admitted in the last 60 s. A
+//! request is admitted when fewer than N admitted requests lie in the 60 s before it; a
+//! refused request is not recorded. This is exact (unlike GCRA, which admits about twice
+//! the quota in the first minute; DESIGN.md "Money and limits").
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+
+use chrono::{DateTime, Utc};
+
+use crate::ids::KeyId;
+
+/// The rolling window, in milliseconds.
+pub const WINDOW_MILLIS: i64 = 60_000;
+
+/// How often (at most) idle keys are swept from memory, in milliseconds.
+const SWEEP_EVERY_MILLIS: i64 = WINDOW_MILLIS;
+
+/// The outcome of [`RateLimiter::check`], with what the `X-RateLimit-*` headers need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateDecision {
+    /// Whether the request is admitted (and counted).
+    pub allowed: bool,
+    /// The limit checked against (`X-RateLimit-Limit`).
+    pub limit: u32,
+    /// Requests still admissible right now (`X-RateLimit-Remaining`).
+    pub remaining: u32,
+    /// Unix seconds, rounded up, when the oldest admitted request in the window leaves it,
+    /// so a client waiting until then can send again (`X-RateLimit-Reset`); `now` when the
+    /// window is empty.
+    pub reset_at_unix_secs: i64,
+}
+
+/// A failure of a shared rate-limit backend (the in-memory one never fails).
+#[derive(Debug, thiserror::Error)]
+#[error("rate limiter failed: {0}")]
+pub struct RateLimitError(#[source] pub Box<dyn std::error::Error + Send + Sync>);
+
+/// Decides whether a key may make one more request at `now`.
+pub trait RateLimiter: Send + Sync {
+    /// Admits and records the request when fewer than `limit` requests of `key` were
+    /// admitted in the 60 s before `now`; otherwise refuses it without recording it.
+    fn check(
+        &self,
+        key: &KeyId,
+        limit: u32,
+        now: DateTime<Utc>,
+    ) -> Result<RateDecision, RateLimitError>;
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// Admitted instants (Unix ms) per key, ascending, all within the window of the last
+    /// call for that key.
+    logs: HashMap<KeyId, VecDeque<i64>>,
+    /// When idle keys were last swept.
+    last_sweep_millis: i64,
+}
+
+/// An exact sliding-log limiter for one process. Memory is bounded by the number of keys
+/// active in the last minute times their limits: idle keys are swept about once a minute.
+#[derive(Debug, Default)]
+pub struct InMemoryRateLimiter {
+    state: Mutex<State>,
+}
+
+impl InMemoryRateLimiter {
+    /// An empty limiter.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How many keys are currently tracked (for tests of the memory bound).
+    pub fn tracked_keys(&self) -> usize {
+        self.state.lock().map(|s| s.logs.len()).unwrap_or(0)
+    }
+}
+
+/// Unix seconds at or after `millis` (ceiling division).
+fn ceil_secs(millis: i64) -> i64 {
+    millis.div_euclid(1000) + i64::from(millis.rem_euclid(1000) != 0)
+}
+
+impl RateLimiter for InMemoryRateLimiter {
+    fn check(
+        &self,
+        key: &KeyId,
+        limit: u32,
+        now: DateTime<Utc>,
+    ) -> Result<RateDecision, RateLimitError> {
+        let now_ms = now.timestamp_millis();
+        let mut state = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+
+        if now_ms - state.last_sweep_millis >= SWEEP_EVERY_MILLIS {
+            state.logs.retain(|_, log| {
+                log.back()
+                    .is_some_and(|&newest| newest + WINDOW_MILLIS > now_ms)
+            });
+            state.last_sweep_millis = now_ms;
+        }
+
+        let log = state.logs.entry(key.clone()).or_default();
+        // Requests at or before now - 60 s no longer count.
+        while log
+            .front()
+            .is_some_and(|&oldest| oldest + WINDOW_MILLIS <= now_ms)
+        {
+            log.pop_front();
+        }
+        let limit_usize = usize::try_from(limit).unwrap_or(usize::MAX);
+        let allowed = log.len() < limit_usize;
+        if allowed {
+            // Callers on other threads may pass slightly older instants: keep the log sorted.
+            let at = log.partition_point(|&t| t <= now_ms);
+            log.insert(at, now_ms);
+        }
+        let used = u32::try_from(log.len()).unwrap_or(u32::MAX);
+        let reset_at_unix_secs = log.front().map_or(ceil_secs(now_ms), |&oldest| {
+            ceil_secs(oldest + WINDOW_MILLIS)
+        });
+        if log.is_empty() {
+            state.logs.remove(key);
+        }
+        Ok(RateDecision {
+            allowed,
+            limit,
+            remaining: limit.saturating_sub(used),
+            reset_at_unix_secs,
+        })
+    }
+}

@@ -1,0 +1,81 @@
+//! The SQLite store: the conformance suite, plus what only a file-backed store can show.
+
+use forumdex_accounts::{AccountStore, AuthError, NewKey, SqliteAccountStore};
+
+use crate::helpers::{account, key, sqlite_store, t0};
+
+crate::conformance_suite!(sqlite_store());
+
+/// Reads every file of the database (main file, WAL, shared memory).
+fn database_bytes(dir: &std::path::Path) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read dir") {
+        let path = entry.expect("dir entry").path();
+        if path.is_file() {
+            bytes.extend(std::fs::read(&path).expect("read file"));
+        }
+    }
+    bytes
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+#[test]
+fn only_the_hash_of_a_secret_is_stored() {
+    let (store, dir) = sqlite_store();
+    let id = account(&store, 1);
+    let (info, secret) = key(&store, id, &NewKey::default());
+    let random_part = &secret["fdx_live_".len()..];
+    drop(store);
+
+    let bytes = database_bytes(dir.path());
+    assert!(
+        contains(&bytes, info.key_id.as_str().as_bytes()),
+        "sanity: the key id is stored"
+    );
+    assert!(!contains(&bytes, secret.as_bytes()));
+    assert!(!contains(&bytes, random_part.as_bytes()));
+    assert!(!contains(&bytes, &random_part.as_bytes()[..16]));
+}
+
+#[test]
+fn changes_are_seen_by_another_store_on_the_same_file() {
+    let (server, dir) = sqlite_store();
+    let cli = SqliteAccountStore::open(dir.path().join("accounts.sqlite")).expect("second open");
+    let id = account(&cli, 0);
+    let (info, secret) = key(&cli, id, &NewKey::default());
+
+    let k = server
+        .authenticate(&secret, t0())
+        .expect("seen by the server");
+    assert_eq!(
+        server
+            .charge(id, &k.key_id, "r1", "search", t0())
+            .expect("charge"),
+        None
+    );
+    cli.add_credits(id, 3, t0()).expect("top up");
+    assert_eq!(
+        server
+            .charge(id, &k.key_id, "r2", "search", t0())
+            .expect("charge"),
+        Some(2)
+    );
+
+    cli.revoke_key(&info.key_id, t0()).expect("revoke");
+    assert!(matches!(
+        server.authenticate(&secret, t0()),
+        Err(AuthError::Revoked(_))
+    ));
+}
+
+#[test]
+fn reopening_keeps_data_and_schema() {
+    let (store, dir) = sqlite_store();
+    let id = account(&store, 4);
+    drop(store);
+    let reopened = SqliteAccountStore::open(dir.path().join("accounts.sqlite")).expect("reopen");
+    assert_eq!(reopened.balance(id).expect("balance"), 4);
+}
