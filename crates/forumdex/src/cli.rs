@@ -41,6 +41,8 @@ pub enum Command {
     Import(commands::import::ImportArgs),
     /// Write a deterministic synthetic corpus (with its image files beside it).
     Generate(commands::generate::GenerateArgs),
+    /// Serve the API and the CDN origin.
+    Serve(commands::serve::ServeArgs),
     /// First look: import a demo corpus when the data folder has none, then serve.
     Demo(commands::demo::DemoArgs),
 }

@@ -3,6 +3,7 @@
 pub mod demo;
 pub mod generate;
 pub mod import;
+pub mod serve;
 
 use crate::cli::{Cli, Command};
 
@@ -12,6 +13,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Import(args) => import::run(&global, args),
         Command::Generate(args) => generate::run(&global, args),
+        Command::Serve(args) => serve::run(&global, args),
         Command::Demo(args) => demo::run(&global, args),
     }
 }

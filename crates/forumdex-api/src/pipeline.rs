@@ -1,0 +1,249 @@
+//! The request pipeline (DESIGN.md "Money and limits"), assembled in [`crate::app::router`]:
+//!
+//! 1. [`finalize`] (outermost): a server-generated request id for every response (a
+//!    client-sent `X-Request-Id` is ignored), the contract's JSON body on every non-200,
+//!    metrics and one log line per request.
+//! 2. Overload and time bounds: shed when `max_concurrent_requests` are in flight, 503
+//!    after `request_timeout_ms`; caught panics become a JSON 500.
+//! 3. [`paid`] on `/api/v1` operations: GET only -> authentication (401) -> IP allowlist
+//!    (403) -> rate limit (429) -> early balance check (402) -> the handler (validation
+//!    400, the operation) -> for a 200 only, the debit (402 when it fails) and the
+//!    metering headers.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::{ConnectInfo, MatchedPath, Request, State};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use forumdex_accounts::{AccountId, KeyId, RateDecision};
+
+use crate::app::App;
+use crate::client_ip::client_ip;
+use crate::error::{ApiError, ErrorBody, blocking};
+
+/// The server-generated id of the request being served.
+#[derive(Debug, Clone)]
+pub struct RequestId(pub String);
+
+/// The paying caller of an `/api/v1` operation, set by [`paid`] for the handlers.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    /// The account charged.
+    pub account_id: AccountId,
+    /// The key used.
+    pub key_id: KeyId,
+}
+
+const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// Step 1: request id, JSON errors, metrics, logging.
+pub async fn finalize(State(app): State<Arc<App>>, mut request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let request_id = uuid::Uuid::new_v4().to_string();
+    request.headers_mut().remove(X_REQUEST_ID);
+    request
+        .extensions_mut()
+        .insert(RequestId(request_id.clone()));
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", |path| path.as_str())
+        .to_owned();
+    let method = request.method().clone();
+    let mut response = next.run(request).await;
+    let status = response.status();
+    if !is_success(status) {
+        let body = match response.extensions_mut().remove::<ErrorBody>() {
+            Some(body) => body,
+            None => ApiError::for_status(status)
+                .into_response()
+                .extensions_mut()
+                .remove::<ErrorBody>()
+                .expect("every ApiError response carries its body"),
+        };
+        let mut rendered = body.into_response_with(status, &request_id);
+        for name in [
+            header::RETRY_AFTER,
+            header::ALLOW,
+            HeaderName::from_static("x-ratelimit-limit"),
+            HeaderName::from_static("x-ratelimit-remaining"),
+            HeaderName::from_static("x-ratelimit-reset"),
+        ] {
+            if let Some(value) = response.headers().get(&name) {
+                rendered.headers_mut().insert(name, value.clone());
+            }
+        }
+        response = rendered;
+    }
+    response.headers_mut().insert(
+        X_REQUEST_ID,
+        HeaderValue::from_str(&request_id).expect("a uuid is a valid header value"),
+    );
+    let elapsed = started.elapsed();
+    app.metrics.observe(&route, status.as_u16(), elapsed);
+    tracing::info!(
+        request_id = %request_id,
+        method = %method,
+        route = %route,
+        status = status.as_u16(),
+        duration_ms = elapsed.as_secs_f64() * 1000.0,
+        "request"
+    );
+    response
+}
+
+/// Statuses that are answers, not errors (conditional and range requests on the CDN).
+fn is_success(status: StatusCode) -> bool {
+    matches!(
+        status,
+        StatusCode::OK | StatusCode::NOT_MODIFIED | StatusCode::PARTIAL_CONTENT
+    )
+}
+
+/// Step 3: authentication, allowlist, rate limit, debit-last metering.
+pub async fn paid(
+    State(app): State<Arc<App>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let mut decision = None;
+    let result = charge_for(&app, peer, request, next, &mut decision).await;
+    let mut response = result.unwrap_or_else(IntoResponse::into_response);
+    if let Some(decision) = decision {
+        insert_rate_headers(response.headers_mut(), &decision);
+    }
+    response
+}
+
+async fn charge_for(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    mut request: Request,
+    next: Next,
+    decision_out: &mut Option<RateDecision>,
+) -> Result<Response, ApiError> {
+    if request.method() != Method::GET {
+        return Err(ApiError::MethodNotAllowed);
+    }
+    let secret = api_key(request.headers())?;
+    let now = chrono::Utc::now();
+    let accounts = Arc::clone(&app.accounts);
+    let key = blocking(move || accounts.authenticate(&secret, now)).await?;
+    let source_ip = client_ip(peer.ip(), request.headers(), &app.settings.trusted_proxies);
+    if !key.allow.allows(source_ip) {
+        return Err(ApiError::Forbidden { source_ip });
+    }
+    let decision = app
+        .rate_limiter
+        .check(&key.key_id, app.settings.rate_limit_per_minute, now)
+        .map_err(|err| ApiError::Unavailable(format!("rate limiter unavailable: {err}")))?;
+    *decision_out = Some(decision);
+    if !decision.allowed {
+        return Err(ApiError::RateLimited(decision));
+    }
+    let accounts = Arc::clone(&app.accounts);
+    let account_id = key.account_id;
+    let balance = blocking(move || accounts.balance(account_id)).await?;
+    if balance == 0 {
+        return Err(ApiError::PaymentRequired {
+            topup_url: app.settings.topup_url.clone(),
+        });
+    }
+    let request_id = request
+        .extensions()
+        .get::<RequestId>()
+        .expect("finalize runs first")
+        .0
+        .clone();
+    let operation = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", |path| path.as_str())
+        .to_owned();
+    request.extensions_mut().insert(Caller {
+        account_id,
+        key_id: key.key_id.clone(),
+    });
+    let mut response = next.run(request).await;
+    if response.status() != StatusCode::OK {
+        return Ok(response);
+    }
+    let accounts = Arc::clone(&app.accounts);
+    let key_id = key.key_id.clone();
+    let charged_at = chrono::Utc::now();
+    let remaining =
+        blocking(move || accounts.charge(account_id, &key_id, &request_id, &operation, charged_at))
+            .await?;
+    let Some(remaining) = remaining else {
+        // The balance ran out while the work was done: the response is dropped.
+        return Err(ApiError::PaymentRequired {
+            topup_url: app.settings.topup_url.clone(),
+        });
+    };
+    app.metrics.charged();
+    let headers = response.headers_mut();
+    headers.insert("x-credits-charged", HeaderValue::from(1));
+    headers.insert("x-credits-remaining", HeaderValue::from(remaining));
+    Ok(response)
+}
+
+/// `X-RateLimit-Limit`, `-Remaining` and `-Reset` (a Unix timestamp).
+pub fn insert_rate_headers(headers: &mut HeaderMap, decision: &RateDecision) {
+    headers.insert("x-ratelimit-limit", HeaderValue::from(decision.limit));
+    headers.insert(
+        "x-ratelimit-remaining",
+        HeaderValue::from(decision.remaining),
+    );
+    headers.insert(
+        "x-ratelimit-reset",
+        HeaderValue::from(decision.reset_at_unix_secs),
+    );
+}
+
+/// The key from `Authorization: Bearer <key>` or `X-API-Key: <key>`. When both are sent
+/// they must carry the same key; otherwise the request is refused (401) rather than one
+/// header silently winning.
+fn api_key(headers: &HeaderMap) -> Result<String, ApiError> {
+    let unauthorized = |message: &str| ApiError::Unauthorized(message.to_owned());
+    let bearer = match headers.get(header::AUTHORIZATION) {
+        None => None,
+        Some(value) => {
+            let text = value
+                .to_str()
+                .map_err(|_| unauthorized("invalid api key"))?;
+            let (scheme, key) = text.split_once(' ').ok_or_else(|| {
+                unauthorized("the Authorization header must be 'Bearer <api key>'")
+            })?;
+            if !scheme.eq_ignore_ascii_case("bearer") {
+                return Err(unauthorized(
+                    "the Authorization header must be 'Bearer <api key>'",
+                ));
+            }
+            Some(key.trim().to_owned())
+        }
+    };
+    let x_api_key = match headers.get("x-api-key") {
+        None => None,
+        Some(value) => Some(
+            value
+                .to_str()
+                .map_err(|_| unauthorized("invalid api key"))?
+                .trim()
+                .to_owned(),
+        ),
+    };
+    match (bearer, x_api_key) {
+        (None, None) => Err(unauthorized(
+            "missing api key: send Authorization: Bearer <api key> or X-API-Key",
+        )),
+        (Some(a), Some(b)) if a != b => Err(unauthorized(
+            "Authorization and X-API-Key carry different keys; send one",
+        )),
+        (Some(key), _) | (None, Some(key)) if key.is_empty() => Err(unauthorized("empty api key")),
+        (Some(key), _) | (None, Some(key)) => Ok(key),
+    }
+}

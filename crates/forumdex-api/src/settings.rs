@@ -1,0 +1,308 @@
+//! The service's settings (operator-interface.md): defaults, then a TOML file, then
+//! `FORUMDEX_<NAME>` environment variables, then command-line flags. One typed tree,
+//! passed explicitly.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use ipnet::IpNet;
+use serde::{Deserialize, Deserializer};
+
+/// Every setting, resolved. Each field's doc names its default.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Address to serve on. Default `127.0.0.1:8080`.
+    #[serde(default = "default_listen")]
+    pub listen: SocketAddr,
+    /// Public base address of the API, used in links. Default `http://{listen}`.
+    #[serde(default)]
+    pub base_url: String,
+    /// The original forum, used in post, topic and profile URLs. Default
+    /// `https://bitcointalk.org`.
+    #[serde(default = "default_forum_url")]
+    pub forum_url: String,
+    /// Public base address of image objects. Default `{base_url}/cdn`.
+    #[serde(default)]
+    pub cdn_url: String,
+    /// Sent as `topupUrl` with 402. Default `{base_url}/topup`.
+    #[serde(default)]
+    pub topup_url: String,
+    /// Requests per API key in any rolling 60 s. Default 120.
+    #[serde(default = "default_rate_limit")]
+    pub rate_limit_per_minute: u32,
+    /// Collection cursor idle lifetime. Default 300.
+    #[serde(default = "default_cursor_idle")]
+    pub cursor_idle_seconds: u64,
+    /// Snapshot lifetime (at most 3600, the contract's promise). Default 3600.
+    #[serde(default = "default_snapshot")]
+    pub snapshot_seconds: u64,
+    /// IPs/CIDRs whose forwarding headers are believed. Default none.
+    #[serde(default, deserialize_with = "comma_list")]
+    pub trusted_proxies: Vec<IpNet>,
+    /// PEM certificate chain; with `tls_key`, the API is served over HTTPS. Default none.
+    #[serde(default)]
+    pub tls_cert: Option<PathBuf>,
+    /// PEM private key. Default none.
+    #[serde(default)]
+    pub tls_key: Option<PathBuf>,
+    /// Longest a request may run before it is answered 503. Default 10000.
+    #[serde(default = "default_timeout")]
+    pub request_timeout_ms: u64,
+    /// Requests worked on at once; more are shed with 503 rather than queued. Default 256.
+    #[serde(default = "default_concurrency")]
+    pub max_concurrent_requests: usize,
+}
+
+fn default_listen() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], 8080))
+}
+fn default_forum_url() -> String {
+    "https://bitcointalk.org".to_owned()
+}
+fn default_rate_limit() -> u32 {
+    120
+}
+fn default_cursor_idle() -> u64 {
+    300
+}
+fn default_snapshot() -> u64 {
+    3600
+}
+fn default_timeout() -> u64 {
+    10_000
+}
+fn default_concurrency() -> usize {
+    256
+}
+
+/// Accepts `"a, b"` (env and flags) or `["a", "b"]` (TOML).
+fn comma_list<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<IpNet>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Items {
+        Text(String),
+        List(Vec<String>),
+    }
+    let items = match Items::deserialize(deserializer)? {
+        Items::Text(text) => text.split(',').map(str::to_owned).collect(),
+        Items::List(list) => list,
+    };
+    items
+        .iter()
+        .map(|item| item.trim())
+        .filter(|item| !item.is_empty())
+        .map(|item| parse_net(item).map_err(serde::de::Error::custom))
+        .collect()
+}
+
+/// An address (as a /32 or /128) or a CIDR.
+fn parse_net(text: &str) -> Result<IpNet, String> {
+    text.parse::<IpNet>()
+        .map(|net| net.trunc())
+        .or_else(|_| text.parse::<std::net::IpAddr>().map(IpNet::from))
+        .map_err(|_| format!("{text:?} is not an IP address or CIDR"))
+}
+
+/// The names a settings layer may set, and whether each holds a number.
+const NAMES: &[(&str, bool)] = &[
+    ("listen", false),
+    ("base_url", false),
+    ("forum_url", false),
+    ("cdn_url", false),
+    ("topup_url", false),
+    ("rate_limit_per_minute", true),
+    ("cursor_idle_seconds", true),
+    ("snapshot_seconds", true),
+    ("trusted_proxies", false),
+    ("tls_cert", false),
+    ("tls_key", false),
+    ("request_timeout_ms", true),
+    ("max_concurrent_requests", true),
+];
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self::resolve(toml::Table::new()).expect("the defaults are valid")
+    }
+}
+
+impl Settings {
+    /// Loads the layers: defaults, the TOML file `config` (when given), the `FORUMDEX_*`
+    /// variables of `env`, then `flags` (name, value) pairs.
+    pub fn load(
+        config: Option<&Path>,
+        env: impl IntoIterator<Item = (String, String)>,
+        flags: &[(&str, String)],
+    ) -> anyhow::Result<Self> {
+        let mut table = match config {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read config file {}", path.display()))?;
+                toml::from_str::<toml::Table>(&text)
+                    .with_context(|| format!("invalid config file {}", path.display()))?
+            }
+            None => toml::Table::new(),
+        };
+        for (name, value) in env {
+            let Some(setting) = name.strip_prefix("FORUMDEX_") else {
+                continue;
+            };
+            let setting = setting.to_ascii_lowercase();
+            if let Some((known, numeric)) = NAMES.iter().find(|(n, _)| *n == setting) {
+                table.insert((*known).to_owned(), layer_value(&value, *numeric, &name)?);
+            }
+        }
+        for (name, value) in flags {
+            let numeric = NAMES
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, numeric)| *numeric)
+                .with_context(|| format!("unknown setting {name}"))?;
+            table.insert((*name).to_owned(), layer_value(value, numeric, name)?);
+        }
+        Self::resolve(table)
+    }
+
+    fn resolve(table: toml::Table) -> anyhow::Result<Self> {
+        let mut settings: Self = table.try_into().context("invalid settings")?;
+        settings.base_url = url_or(
+            &settings.base_url,
+            || format!("http://{}", settings.listen),
+            "base_url",
+        )?;
+        settings.forum_url = url_or(&settings.forum_url, String::new, "forum_url")?;
+        settings.cdn_url = url_or(
+            &settings.cdn_url,
+            || format!("{}/cdn", settings.base_url),
+            "cdn_url",
+        )?;
+        settings.topup_url = url_or(
+            &settings.topup_url,
+            || format!("{}/topup", settings.base_url),
+            "topup_url",
+        )?;
+        if settings.rate_limit_per_minute == 0 {
+            bail!("rate_limit_per_minute must be at least 1");
+        }
+        if !(1..=3600).contains(&settings.cursor_idle_seconds) {
+            bail!("cursor_idle_seconds must be 1 to 3600");
+        }
+        if !(1..=3600).contains(&settings.snapshot_seconds) {
+            bail!("snapshot_seconds must be 1 to 3600 (the contract promises at most one hour)");
+        }
+        if settings.tls_cert.is_some() != settings.tls_key.is_some() {
+            bail!("tls_cert and tls_key must be set together");
+        }
+        if settings.request_timeout_ms == 0 || settings.max_concurrent_requests == 0 {
+            bail!("request_timeout_ms and max_concurrent_requests must be at least 1");
+        }
+        Ok(settings)
+    }
+
+    /// Whether the API is served over HTTPS.
+    pub fn tls(&self) -> Option<(&Path, &Path)> {
+        self.tls_cert.as_deref().zip(self.tls_key.as_deref())
+    }
+}
+
+fn layer_value(value: &str, numeric: bool, name: &str) -> anyhow::Result<toml::Value> {
+    if numeric {
+        let number: i64 = value
+            .trim()
+            .parse()
+            .with_context(|| format!("{name}: {value:?} is not a whole number"))?;
+        Ok(toml::Value::Integer(number))
+    } else {
+        Ok(toml::Value::String(value.to_owned()))
+    }
+}
+
+/// `value` (or the default when empty) as an http(s) URL without a trailing slash.
+fn url_or(value: &str, default: impl FnOnce() -> String, name: &str) -> anyhow::Result<String> {
+    let url = if value.is_empty() {
+        default()
+    } else {
+        value.to_owned()
+    };
+    let url = url.trim_end_matches('/').to_owned();
+    let valid = (url.starts_with("http://") || url.starts_with("https://"))
+        && url.len() > "https://".len()
+        && !url.chars().any(|c| c.is_whitespace() || c.is_control());
+    if !valid {
+        bail!("{name} must be an http:// or https:// URL, got {url:?}");
+    }
+    Ok(url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_then_file_then_env_then_flags() {
+        let defaults = Settings::default();
+        assert_eq!(defaults.base_url, "http://127.0.0.1:8080");
+        assert_eq!(defaults.cdn_url, "http://127.0.0.1:8080/cdn");
+        assert_eq!(defaults.topup_url, "http://127.0.0.1:8080/topup");
+        assert_eq!(defaults.rate_limit_per_minute, 120);
+
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("forumdex.toml");
+        std::fs::write(&file, "rate_limit_per_minute = 5\nforum_url = \"https://f.example/\"\ntrusted_proxies = [\"10.0.0.0/8\"]\nsnapshot_seconds = 60\n").unwrap();
+        let env = [
+            ("FORUMDEX_RATE_LIMIT_PER_MINUTE".to_owned(), "7".to_owned()),
+            (
+                "FORUMDEX_TRUSTED_PROXIES".to_owned(),
+                "127.0.0.1, ::1".to_owned(),
+            ),
+            ("OTHER".to_owned(), "x".to_owned()),
+        ];
+        let settings =
+            Settings::load(Some(&file), env, &[("listen", "0.0.0.0:9000".to_owned())]).unwrap();
+        assert_eq!(settings.rate_limit_per_minute, 7);
+        assert_eq!(settings.forum_url, "https://f.example");
+        assert_eq!(settings.snapshot_seconds, 60);
+        assert_eq!(settings.listen, "0.0.0.0:9000".parse().unwrap());
+        assert_eq!(settings.base_url, "http://0.0.0.0:9000");
+        let proxies: Vec<String> = settings
+            .trusted_proxies
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(proxies, ["127.0.0.1/32", "::1/128"]);
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_the_setting_named() {
+        let env = |k: &str, v: &str| vec![(k.to_owned(), v.to_owned())];
+        for (k, v, needle) in [
+            (
+                "FORUMDEX_RATE_LIMIT_PER_MINUTE",
+                "lots",
+                "FORUMDEX_RATE_LIMIT_PER_MINUTE",
+            ),
+            (
+                "FORUMDEX_RATE_LIMIT_PER_MINUTE",
+                "0",
+                "rate_limit_per_minute",
+            ),
+            ("FORUMDEX_SNAPSHOT_SECONDS", "7200", "snapshot_seconds"),
+            ("FORUMDEX_TRUSTED_PROXIES", "nope", "not an IP"),
+            ("FORUMDEX_FORUM_URL", "ftp://x", "forum_url"),
+            ("FORUMDEX_TLS_CERT", "/x.pem", "tls_key"),
+        ] {
+            let err = format!("{:#}", Settings::load(None, env(k, v), &[]).unwrap_err());
+            assert!(err.contains(needle), "{k}={v}: {err}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f.toml");
+        std::fs::write(&file, "no_such_setting = 1\n").unwrap();
+        let err = format!(
+            "{:#}",
+            Settings::load(Some(&file), vec![], &[]).unwrap_err()
+        );
+        assert!(err.contains("no_such_setting"), "{err}");
+    }
+}

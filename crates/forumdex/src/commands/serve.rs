@@ -1,0 +1,73 @@
+//! `forumdex serve`: the API and the CDN origin on the data folder.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+use forumdex_api::{Server, Settings};
+
+use crate::cli::GlobalArgs;
+
+/// Arguments of `forumdex serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to serve on (setting `listen`; default 127.0.0.1:8080).
+    #[arg(long)]
+    pub listen: Option<String>,
+    /// TOML settings file (operator-interface.md lists the settings).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+}
+
+/// Runs `forumdex serve`.
+pub fn run(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<()> {
+    let settings = load_settings(args.config.as_deref(), args.listen)?;
+    serve(global, settings, |_| {})
+}
+
+/// Settings from defaults, the file, `FORUMDEX_*` variables and the `--listen` flag.
+pub fn load_settings(
+    config: Option<&std::path::Path>,
+    listen: Option<String>,
+) -> anyhow::Result<Settings> {
+    let flags: Vec<(&str, String)> = listen.into_iter().map(|l| ("listen", l)).collect();
+    Settings::load(config, std::env::vars(), &flags)
+}
+
+/// Builds the server, calls `ready` with it once bound, and serves until Ctrl-C or SIGTERM.
+pub fn serve(
+    global: &GlobalArgs,
+    settings: Settings,
+    ready: impl FnOnce(&Server),
+) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async {
+        let server = Server::build(settings, &global.data).await?;
+        ready(&server);
+        server.run_until_stopped(shutdown_signal()).await
+    })
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+}
