@@ -46,6 +46,14 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/v1/posts/{id}", get(routes::lookups::post))
         .route("/api/v1/topics/{id}", get(routes::lookups::topic))
         .route("/api/v1/profiles/{id}", get(routes::lookups::profile))
+        .route(
+            "/api/v1/topics/{id}/posts",
+            get(routes::collections::topic_posts),
+        )
+        .route(
+            "/api/v1/profiles/{id}/posts",
+            get(routes::collections::profile_posts),
+        )
         .route_layer(axum::middleware::from_fn_with_state(
             Arc::clone(&app),
             pipeline::paid,

@@ -10,6 +10,7 @@
 
 pub mod app;
 pub mod client_ip;
+pub mod cursor;
 pub mod error;
 pub mod metrics;
 pub mod pipeline;

@@ -294,3 +294,53 @@ impl Profile {
         }
     }
 }
+
+/// The scope of a post list.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PostListScope {
+    /// "topic" or "profile".
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The topic or profile ID.
+    pub id: i64,
+}
+
+/// The effective filters of a walk.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PostListFilters {
+    /// Inclusive lower bound, normalized.
+    pub date_from: Option<String>,
+    /// Exclusive upper bound, normalized.
+    pub date_to: Option<String>,
+    /// Board restriction.
+    pub board_id: Option<i64>,
+    /// Author restriction (topic endpoint).
+    pub author_uid: Option<i64>,
+    /// Topic restriction (profile endpoint).
+    pub topic_id: Option<i64>,
+}
+
+/// PostList: one collection page.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PostList {
+    /// Always "post_list".
+    pub object: &'static str,
+    /// Whose posts.
+    pub scope: PostListScope,
+    /// "asc" or "desc".
+    pub order: &'static str,
+    /// Effective page size.
+    pub limit: u8,
+    /// Effective filters.
+    pub filters: PostListFilters,
+    /// When the snapshot was frozen.
+    pub snapshot_at: String,
+    /// When the returned cursor stops working.
+    pub cursor_expires_at: String,
+    /// Whether another page follows.
+    pub has_more: bool,
+    /// The cursor of the next page; null when the listing is complete.
+    pub next_cursor: Option<String>,
+    /// Full posts; may be empty.
+    pub data: Vec<Post>,
+}

@@ -1,6 +1,7 @@
 //! Handlers: thin functions that validate input into domain types, call the store off the
 //! async threads, and convert the result into wire types.
 
+pub mod collections;
 pub mod health;
 pub mod lookups;
 

@@ -1,0 +1,389 @@
+//! `GET /api/v1/topics/{id}/posts` and `/profiles/{id}/posts`: chronological pages of full
+//! posts on a frozen snapshot (api-contract.md "Collection rules" and the cursor table).
+//!
+//! Check order for a cursor (DESIGN.md "Cursors"): decode + MAC (400) -> account (400) ->
+//! snapshot age (410) -> idle (410) -> options (400).
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Extension, Path, RawQuery, State};
+use chrono::{DateTime, NaiveDate};
+use forumdex_corpus::{
+    ForumId, ListFilters, ListRequest, MAX_ID, Millis, Order, Position, Scope, Snapshot,
+};
+
+use crate::app::App;
+use crate::cursor::{CursorError, CursorState, WalkOptions};
+use crate::error::{ApiError, blocking};
+use crate::pipeline::Caller;
+use crate::query::{QueryParams, truncate};
+use crate::routes::path_id;
+use crate::wire::{Links, Post, PostList, PostListFilters, PostListScope};
+
+/// Default page size.
+pub const DEFAULT_LIMIT: u8 = 50;
+/// Largest page size.
+pub const MAX_LIMIT: u8 = 100;
+/// Index entries one page may examine beyond its limit before returning a short page.
+const SCAN_BUDGET: usize = 2_000;
+
+const TOPIC_PARAMS: &[&str] = &[
+    "limit",
+    "order",
+    "date_from",
+    "date_to",
+    "board_id",
+    "author_uid",
+    "cursor",
+];
+const PROFILE_PARAMS: &[&str] = &[
+    "limit",
+    "order",
+    "date_from",
+    "date_to",
+    "board_id",
+    "topic_id",
+    "cursor",
+];
+
+/// listForumTopicPosts.
+pub async fn topic_posts(
+    State(app): State<Arc<App>>,
+    Extension(caller): Extension<Caller>,
+    Path(raw_id): Path<String>,
+    RawQuery(query): RawQuery,
+) -> Result<Json<PostList>, ApiError> {
+    if query_has(query.as_deref(), "topic_id") {
+        return Err(ApiError::BadRequest(
+            "topic_id is accepted on the profile endpoint only".to_owned(),
+        ));
+    }
+    let params = QueryParams::parse(query.as_deref(), TOPIC_PARAMS)?;
+    let scope = Scope::Topic(path_id(&raw_id, "topic")?.get());
+    page(app, caller, scope, params).await.map(Json)
+}
+
+/// listForumProfilePosts.
+pub async fn profile_posts(
+    State(app): State<Arc<App>>,
+    Extension(caller): Extension<Caller>,
+    Path(raw_id): Path<String>,
+    RawQuery(query): RawQuery,
+) -> Result<Json<PostList>, ApiError> {
+    if query_has(query.as_deref(), "author_uid") {
+        return Err(ApiError::BadRequest(
+            "author_uid is accepted on the topic endpoint only".to_owned(),
+        ));
+    }
+    let params = QueryParams::parse(query.as_deref(), PROFILE_PARAMS)?;
+    let scope = Scope::Profile(path_id(&raw_id, "profile")?.get());
+    page(app, caller, scope, params).await.map(Json)
+}
+
+fn query_has(query: Option<&str>, name: &str) -> bool {
+    form_urlencoded::parse(query.unwrap_or("").as_bytes()).any(|(n, _)| n == name)
+}
+
+/// The options the request states explicitly (`None` where it is silent).
+#[derive(Debug, Default)]
+struct StatedOptions {
+    limit: Option<u8>,
+    order: Option<Order>,
+    filters: ListFilters,
+    any_filter: [bool; 5],
+}
+
+impl StatedOptions {
+    fn parse(params: &QueryParams) -> Result<Self, ApiError> {
+        let mut stated = Self::default();
+        if let Some(raw) = params.get("limit") {
+            stated.limit = Some(parse_limit(raw)?);
+        }
+        if let Some(raw) = params.get("order") {
+            stated.order = Some(match raw {
+                "asc" => Order::Asc,
+                "desc" => Order::Desc,
+                other => {
+                    return Err(ApiError::BadRequest(format!(
+                        "invalid order {:?}: expected asc or desc",
+                        truncate(other)
+                    )));
+                }
+            });
+        }
+        let f = &mut stated.filters;
+        f.date_from = params
+            .get("date_from")
+            .map(|raw| parse_date("date_from", raw))
+            .transpose()?;
+        f.date_to = params
+            .get("date_to")
+            .map(|raw| parse_date("date_to", raw))
+            .transpose()?;
+        f.board_id = params
+            .get("board_id")
+            .map(|raw| filter_id("board_id", raw))
+            .transpose()?;
+        f.author_id = params
+            .get("author_uid")
+            .map(|raw| filter_id("author_uid", raw))
+            .transpose()?;
+        f.topic_id = params
+            .get("topic_id")
+            .map(|raw| filter_id("topic_id", raw))
+            .transpose()?;
+        if let (Some(from), Some(to)) = (f.date_from, f.date_to)
+            && from >= to
+        {
+            return Err(ApiError::BadRequest(
+                "date_from must be before date_to (date_to is exclusive)".to_owned(),
+            ));
+        }
+        stated.any_filter = ["date_from", "date_to", "board_id", "author_uid", "topic_id"]
+            .map(|name| params.get(name).is_some());
+        Ok(stated)
+    }
+
+    /// The effective options of a first request.
+    fn effective(&self, scope: Scope) -> WalkOptions {
+        WalkOptions {
+            scope,
+            order: self.order.unwrap_or(Order::Asc),
+            limit: self.limit.unwrap_or(DEFAULT_LIMIT),
+            filters: self.filters,
+        }
+    }
+
+    /// Whether every option stated beside a cursor equals the cursor's.
+    fn agrees_with(&self, original: &WalkOptions) -> bool {
+        let o = &original.filters;
+        let f = &self.filters;
+        self.limit.is_none_or(|limit| limit == original.limit)
+            && self.order.is_none_or(|order| order == original.order)
+            && (!self.any_filter[0] || f.date_from == o.date_from)
+            && (!self.any_filter[1] || f.date_to == o.date_to)
+            && (!self.any_filter[2] || f.board_id == o.board_id)
+            && (!self.any_filter[3] || f.author_id == o.author_id)
+            && (!self.any_filter[4] || f.topic_id == o.topic_id)
+    }
+}
+
+fn parse_limit(raw: &str) -> Result<u8, ApiError> {
+    let digits = !raw.is_empty()
+        && raw.len() <= 3
+        && !raw.starts_with('0')
+        && raw.bytes().all(|b| b.is_ascii_digit());
+    match raw.parse::<u8>() {
+        Ok(limit) if digits && (1..=MAX_LIMIT).contains(&limit) => Ok(limit),
+        _ => Err(ApiError::BadRequest(format!(
+            "invalid limit {:?}: expected an integer from 1 to {MAX_LIMIT}",
+            truncate(raw)
+        ))),
+    }
+}
+
+fn filter_id(name: &str, raw: &str) -> Result<i64, ApiError> {
+    ForumId::parse(raw).map(ForumId::get).ok_or_else(|| {
+        ApiError::BadRequest(format!(
+            "invalid {name} {:?}: expected an integer from 1 to {MAX_ID}",
+            truncate(raw)
+        ))
+    })
+}
+
+/// `YYYY-MM-DD` (UTC midnight) or RFC 3339 with an explicit offset and at most three
+/// fractional digits.
+fn parse_date(name: &str, raw: &str) -> Result<Millis, ApiError> {
+    let invalid = || {
+        ApiError::BadRequest(format!(
+            "invalid {name} {:?}: expected YYYY-MM-DD or an RFC 3339 date-time with a timezone and at most three fractional digits",
+            truncate(raw)
+        ))
+    };
+    if raw.len() == 10 {
+        let date = NaiveDate::parse_from_str(raw, "%Y-%m-%d").map_err(|_| invalid())?;
+        let midnight = date
+            .and_hms_opt(0, 0, 0)
+            .expect("midnight exists")
+            .and_utc();
+        return Ok(Millis::from_datetime(midnight));
+    }
+    let fraction_digits = raw.split_once('.').map_or(0, |(_, rest)| {
+        rest.bytes().take_while(u8::is_ascii_digit).count()
+    });
+    if fraction_digits > 3 || !raw.contains(['T', 't']) {
+        return Err(invalid());
+    }
+    DateTime::parse_from_rfc3339(raw)
+        .map(|at| Millis(at.timestamp_millis()))
+        .map_err(|_| invalid())
+}
+
+async fn page(
+    app: Arc<App>,
+    caller: Caller,
+    scope: Scope,
+    params: QueryParams,
+) -> Result<PostList, ApiError> {
+    let stated = StatedOptions::parse(&params)?;
+    let now = Millis::now();
+    let snapshot_ms = app.settings.snapshot_seconds as i64 * 1000;
+    let idle_ms = app.settings.cursor_idle_seconds as i64 * 1000;
+    let account_id = caller.account_id.get();
+    let resumed = match params.get("cursor") {
+        None => None,
+        Some(text) => {
+            let state = CursorState::decode(text, &app.cursor_secret).map_err(|err| match err {
+                CursorError::TooLong | CursorError::Invalid => {
+                    ApiError::BadRequest(err.to_string())
+                }
+            })?;
+            if state.account_id != account_id {
+                return Err(ApiError::BadRequest(
+                    "invalid cursor: it was issued to another account".to_owned(),
+                ));
+            }
+            if now.0 - state.snapshot.taken_at.0 > snapshot_ms {
+                return Err(ApiError::Gone(
+                    "the snapshot of this cursor expired; restart without a cursor".to_owned(),
+                ));
+            }
+            if now.0 - state.issued_at.0 > idle_ms {
+                return Err(ApiError::Gone(
+                    "the cursor expired after being idle; restart without a cursor".to_owned(),
+                ));
+            }
+            if state.options.scope != scope {
+                return Err(ApiError::BadRequest(
+                    "the cursor belongs to a different collection; restart without a cursor"
+                        .to_owned(),
+                ));
+            }
+            if !stated.agrees_with(&state.options) {
+                return Err(ApiError::BadRequest(
+                    "options differ from the cursor's original ones; repeat them exactly or send the cursor alone".to_owned(),
+                ));
+            }
+            Some(state)
+        }
+    };
+    let options = resumed.map_or_else(|| stated.effective(scope), |state| state.options);
+    let corpus = Arc::clone(&app.corpus);
+    let (snapshot, listed) = blocking(move || {
+        let (snapshot, after) = match resumed {
+            Some(state) => (state.snapshot, Some(state.position)),
+            None => (corpus.snapshot(now)?, None),
+        };
+        // A walk's first page freezes the snapshot; only then can the scope be unknown.
+        if resumed.is_none() && !corpus.scope_exists(scope, snapshot.seq)? {
+            return Ok((snapshot, None));
+        }
+        let request = ListRequest {
+            scope,
+            order: options.order,
+            filters: options.filters,
+            limit: usize::from(options.limit),
+            after,
+            scan_budget: SCAN_BUDGET + usize::from(options.limit),
+        };
+        corpus
+            .list_posts(&request, snapshot.seq)
+            .map(|page| (snapshot, Some(page)))
+    })
+    .await?;
+    let Some(listed) = listed else {
+        let (kind, id) = match scope {
+            Scope::Topic(id) => ("topic", id),
+            Scope::Profile(id) => ("profile", id),
+        };
+        return Err(ApiError::NotFound(format!("{kind} {id} not found")));
+    };
+    let expires_at = Millis((now.0 + idle_ms).min(snapshot.taken_at.0 + snapshot_ms));
+    let next_cursor = listed.next.map(|position: Position| {
+        CursorState {
+            options,
+            snapshot,
+            position,
+            issued_at: now,
+            account_id,
+        }
+        .encode(&app.cursor_secret)
+    });
+    Ok(post_list(
+        &options,
+        snapshot,
+        expires_at,
+        next_cursor,
+        &listed.posts,
+        &app.links,
+    ))
+}
+
+fn post_list(
+    options: &WalkOptions,
+    snapshot: Snapshot,
+    expires_at: Millis,
+    next_cursor: Option<String>,
+    posts: &[forumdex_corpus::PostDoc],
+    links: &Links,
+) -> PostList {
+    let (kind, id) = match options.scope {
+        Scope::Topic(id) => ("topic", id),
+        Scope::Profile(id) => ("profile", id),
+    };
+    let f = &options.filters;
+    PostList {
+        object: "post_list",
+        scope: PostListScope { kind, id },
+        order: match options.order {
+            Order::Asc => "asc",
+            Order::Desc => "desc",
+        },
+        limit: options.limit,
+        filters: PostListFilters {
+            date_from: f.date_from.map(Millis::to_rfc3339),
+            date_to: f.date_to.map(Millis::to_rfc3339),
+            board_id: f.board_id,
+            author_uid: f.author_id,
+            topic_id: f.topic_id,
+        },
+        snapshot_at: snapshot.taken_at.to_rfc3339(),
+        cursor_expires_at: expires_at.to_rfc3339(),
+        has_more: next_cursor.is_some(),
+        next_cursor,
+        data: posts.iter().map(|post| Post::new(post, links)).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_accept_the_two_documented_forms_only() {
+        let ok = |raw| parse_date("date_from", raw).unwrap().to_rfc3339();
+        assert_eq!(ok("2024-02-29"), "2024-02-29T00:00:00.000Z");
+        assert_eq!(ok("2024-02-29T10:00:00+02:00"), "2024-02-29T08:00:00.000Z");
+        assert_eq!(ok("2024-02-29T10:00:00.123Z"), "2024-02-29T10:00:00.123Z");
+        for bad in [
+            "2024-02-30",
+            "2024-2-29",
+            "2024-02-29T10:00:00",
+            "2024-02-29T10:00:00.1234Z",
+            "yesterday",
+            "2024-02-29 10:00:00Z",
+        ] {
+            assert!(parse_date("date_from", bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn limits_are_whole_numbers_from_1_to_100() {
+        assert_eq!(parse_limit("1").unwrap(), 1);
+        assert_eq!(parse_limit("100").unwrap(), 100);
+        for bad in ["0", "101", "-1", "+5", "5.0", "1e2", "0100", "07", "abc"] {
+            assert!(parse_limit(bad).is_err(), "{bad}");
+        }
+    }
+}
