@@ -28,11 +28,12 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
 
 /// Opens `<data>/accounts.sqlite`, creating the data folder and the database when missing.
 pub fn open_accounts(global: &GlobalArgs) -> anyhow::Result<SqliteAccountStore> {
-    std::fs::create_dir_all(&global.data)
-        .with_context(|| format!("cannot create the data folder {}", global.data.display()))?;
-    let path = global.data.join("accounts.sqlite");
-    SqliteAccountStore::open(&path)
-        .with_context(|| format!("cannot open the accounts database {}", path.display()))
+    SqliteAccountStore::open_in(&global.data).with_context(|| {
+        format!(
+            "cannot open the accounts database in {}",
+            global.data.display()
+        )
+    })
 }
 
 /// One line describing a key, for people.
