@@ -86,6 +86,16 @@ pub struct SqliteAccountStore {
 }
 
 impl SqliteAccountStore {
+    /// The database's file name inside a data folder.
+    pub const FILE_NAME: &'static str = "accounts.sqlite";
+
+    /// Opens `<data_dir>/accounts.sqlite`, creating the folder and the database when missing.
+    pub fn open_in(data_dir: impl AsRef<Path>) -> Result<Self, AccountError> {
+        let dir = data_dir.as_ref();
+        std::fs::create_dir_all(dir).map_err(AccountError::storage)?;
+        Self::open(dir.join(Self::FILE_NAME))
+    }
+
     /// Opens (creating when missing) the database at `path` and migrates its schema. The
     /// parent folder must exist.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, AccountError> {

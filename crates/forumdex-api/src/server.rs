@@ -25,8 +25,6 @@ const DRAIN: Duration = Duration::from_secs(10);
 const GC_EVERY: Duration = Duration::from_secs(60);
 /// The file holding the cursor signing secret, inside the data folder.
 pub const CURSOR_SECRET_FILE: &str = "cursor-secret";
-/// The accounts database, inside the data folder.
-pub const ACCOUNTS_FILE: &str = "accounts.sqlite";
 
 /// A bound, ready server.
 pub struct Server {
@@ -39,7 +37,7 @@ impl Server {
     /// Opens the data folder's stores and binds `settings.listen` (port 0 picks a port).
     pub async fn build(settings: Settings, data_dir: &Path) -> anyhow::Result<Self> {
         let corpus = SqliteCorpusStore::open(data_dir).context("opening the corpus")?;
-        let accounts = SqliteAccountStore::open(data_dir.join(ACCOUNTS_FILE))
+        let accounts = SqliteAccountStore::open_in(data_dir)
             .context("opening the accounts database")?;
         let cursor_secret = load_or_create_secret(&data_dir.join(CURSOR_SECRET_FILE))?;
         let tls = match settings.tls() {

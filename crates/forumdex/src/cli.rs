@@ -45,6 +45,12 @@ pub enum Command {
     Serve(commands::serve::ServeArgs),
     /// First look: import a demo corpus when the data folder has none, then serve.
     Demo(commands::demo::DemoArgs),
+    /// Create and show accounts.
+    Accounts(commands::accounts::AccountsArgs),
+    /// Add credits to accounts.
+    Credits(commands::credits::CreditsArgs),
+    /// Issue, list, revoke, renew and restrict API keys.
+    Keys(commands::keys::KeysArgs),
 }
 
 #[cfg(test)]

@@ -6,3 +6,4 @@ mod helpers;
 mod keys;
 mod rate;
 mod sqlite;
+mod wire;

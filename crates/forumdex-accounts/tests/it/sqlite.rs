@@ -79,3 +79,20 @@ fn reopening_keeps_data_and_schema() {
     let reopened = SqliteAccountStore::open(dir.path().join("accounts.sqlite")).expect("reopen");
     assert_eq!(reopened.balance(id).expect("balance"), 4);
 }
+
+#[test]
+fn many_openers_at_once_migrate_safely() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("accounts.sqlite");
+    std::thread::scope(|scope| {
+        for _ in 0..8 {
+            scope.spawn(|| {
+                let store = SqliteAccountStore::open(&path).expect("open");
+                account(&store, 1);
+            });
+        }
+    });
+    let store = SqliteAccountStore::open(&path).expect("open");
+    let last = forumdex_accounts::AccountId::new(8).expect("positive");
+    assert_eq!(store.balance(last).expect("eighth account"), 1);
+}
