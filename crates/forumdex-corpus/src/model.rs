@@ -229,3 +229,13 @@ pub struct BatchOutcome {
     /// New observations that became canonical.
     pub became_canonical: usize,
 }
+
+/// A place in the stream of post changes: the sequence that made a version canonical and
+/// the post ID (see [`crate::CorpusStore::posts_changed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct ChangePosition {
+    /// The version's `valid_from` sequence.
+    pub seq: i64,
+    /// The post ID.
+    pub post_id: i64,
+}

@@ -47,6 +47,17 @@ pub trait CorpusStore: Send + Sync {
     /// One keyset page of a listing at `seq`; its cost does not grow with depth.
     fn list_posts(&self, request: &ListRequest, seq: i64) -> Result<ListPage, StoreError>;
 
+    /// Posts whose canonical version changed in sequences `(since, upto]`, as visible at
+    /// `upto`, in (sequence, post ID) order after `after`, at most `limit`: what an index
+    /// kept in step with the corpus must (re)index. `since = 0` lists every post.
+    fn posts_changed(
+        &self,
+        since: i64,
+        upto: i64,
+        after: ChangePosition,
+        limit: usize,
+    ) -> Result<Vec<(ChangePosition, PostDoc)>, StoreError>;
+
     /// Canonical entity counts at `seq`.
     fn counts(&self, seq: i64) -> Result<CorpusCounts, StoreError>;
 

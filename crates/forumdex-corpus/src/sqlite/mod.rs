@@ -162,6 +162,16 @@ impl CorpusStore for SqliteCorpusStore {
         self.with_reader(|conn| read::list_posts(conn, request, seq))
     }
 
+    fn posts_changed(
+        &self,
+        since: i64,
+        upto: i64,
+        after: ChangePosition,
+        limit: usize,
+    ) -> Result<Vec<(ChangePosition, PostDoc)>, StoreError> {
+        self.with_reader(|conn| read::posts_changed(conn, since, upto, after, limit))
+    }
+
     fn counts(&self, seq: i64) -> Result<CorpusCounts, StoreError> {
         self.with_reader(|conn| read::counts(conn, seq))
     }

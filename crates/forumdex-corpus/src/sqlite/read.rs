@@ -499,6 +499,44 @@ fn position_of(post: &PostDoc) -> Position {
     }
 }
 
+pub(super) fn posts_changed(
+    conn: &Connection,
+    since: i64,
+    upto: i64,
+    after: ChangePosition,
+    limit: usize,
+) -> rusqlite::Result<Vec<(ChangePosition, PostDoc)>> {
+    let sql = format!(
+        "SELECT {cols}, p.valid_from FROM post_versions p
+         WHERE p.valid_from > :since AND p.valid_from <= :seq AND {vp}
+           AND (p.valid_from, p.post_id) > (:after_seq, :after_post)
+         ORDER BY p.valid_from, p.post_id LIMIT :limit",
+        cols = post_columns(),
+        vp = visible("p"),
+    );
+    let mut statement = conn.prepare_cached(&sql)?;
+    let limit = limit as i64;
+    let rows = statement.query_map(
+        named_params! {
+            ":since": since, ":seq": upto, ":after_seq": after.seq,
+            ":after_post": after.post_id, ":limit": limit,
+        },
+        |row| {
+            let position = ChangePosition {
+                seq: row.get(17)?,
+                post_id: row.get(0)?,
+            };
+            Ok((position, post_from_row(row)?))
+        },
+    )?;
+    let mut boards = BoardNames::new(conn, upto);
+    rows.map(|row| {
+        let (position, post) = row?;
+        Ok((position, boards.fill(post)?))
+    })
+    .collect()
+}
+
 pub(super) fn counts(conn: &Connection, seq: i64) -> rusqlite::Result<CorpusCounts> {
     let count = |sql: String| -> rusqlite::Result<i64> {
         conn.prepare_cached(&sql)?

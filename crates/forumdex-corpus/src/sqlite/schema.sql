@@ -63,6 +63,7 @@ CREATE INDEX IF NOT EXISTS post_by_author ON post_versions(author_id, sort_at, p
 CREATE INDEX IF NOT EXISTS post_topic_ids ON post_versions(topic_id, post_id);
 CREATE INDEX IF NOT EXISTS post_topic_op ON post_versions(topic_id, post_id) WHERE is_op = 1;
 CREATE INDEX IF NOT EXISTS post_superseded ON post_versions(valid_to) WHERE valid_to IS NOT NULL;
+CREATE INDEX IF NOT EXISTS post_by_valid_from ON post_versions(valid_from, post_id);
 
 CREATE TABLE IF NOT EXISTS image_versions (
     vid INTEGER PRIMARY KEY, valid_from INTEGER NOT NULL, valid_to INTEGER,

@@ -131,3 +131,60 @@ fn reads_before_a_post_existed_do_not_see_it() {
     assert_eq!(store.sequence_created_at(99).unwrap(), None);
     assert!(store.post(1, 0).unwrap().is_none());
 }
+
+#[test]
+fn posts_changed_lists_what_became_canonical_in_a_range() {
+    let (store, _dir) = store();
+    let s1 = import(
+        &store,
+        &[
+            post(1, 10, None, None, json!({})),
+            post(2, 10, None, None, json!({})),
+        ],
+        1,
+    )
+    .unwrap();
+    let s2 = import(
+        &store,
+        &[
+            post(
+                2,
+                10,
+                None,
+                None,
+                json!({"content_html": "edited", "observed_at": "2024-09-01T00:00:00Z"}),
+            ),
+            post(3, 10, None, None, json!({})),
+        ],
+        2,
+    )
+    .unwrap();
+    let ids = |since, upto, after, limit| -> Vec<(i64, String)> {
+        store
+            .posts_changed(since, upto, after, limit)
+            .unwrap()
+            .into_iter()
+            .map(|(_, p)| (p.post_id, p.content_html))
+            .collect()
+    };
+    let all = ids(0, s2, ChangePosition::default(), 10);
+    assert_eq!(all.iter().map(|(id, _)| *id).collect::<Vec<_>>(), [1, 2, 3]);
+    assert_eq!(all[1].1, "edited", "the version visible at `upto`");
+    assert_eq!(
+        ids(s1, s2, ChangePosition::default(), 10)
+            .iter()
+            .map(|(id, _)| *id)
+            .collect::<Vec<_>>(),
+        [2, 3]
+    );
+    assert_eq!(
+        ids(0, s1, ChangePosition::default(), 10).len(),
+        2,
+        "as of s1: posts 1 and 2 at version 1"
+    );
+    let first = store
+        .posts_changed(0, s2, ChangePosition::default(), 1)
+        .unwrap();
+    let rest = ids(0, s2, first[0].0, 10);
+    assert_eq!(rest.iter().map(|(id, _)| *id).collect::<Vec<_>>(), [2, 3]);
+}
