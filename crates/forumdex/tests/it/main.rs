@@ -1,4 +1,6 @@
-//! Integration tests of the `forumdex` binary: one binary, one module per area.
+//! Integration tests of the `forumdex` binary: the built executable run as an operator or
+//! a script would run it. One binary, one module per area.
 
 mod accounts;
 mod helpers;
+mod import_cli;
