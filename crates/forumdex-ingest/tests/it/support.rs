@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use forumdex_corpus::{
-    BatchOutcome, CorpusCounts, CorpusStore, ListPage, ListRequest, Millis, Observation, PostDoc,
-    ProfileDoc, Scope, Snapshot, SqliteCorpusStore, StoreError, TopicDoc,
+    BatchOutcome, ChangePosition, CorpusCounts, CorpusStore, ListPage, ListRequest, Millis,
+    Observation, PostDoc, ProfileDoc, Scope, Snapshot, SqliteCorpusStore, StoreError, TopicDoc,
 };
 use forumdex_ingest::source::Source;
 use forumdex_ingest::{ImportOptions, ImportSummary, Rejection, import_files};
@@ -223,6 +223,16 @@ impl CorpusStore for RecordingStore {
 
     fn list_posts(&self, request: &ListRequest, seq: i64) -> Result<ListPage, StoreError> {
         self.inner.list_posts(request, seq)
+    }
+
+    fn posts_changed(
+        &self,
+        since: i64,
+        upto: i64,
+        after: ChangePosition,
+        limit: usize,
+    ) -> Result<Vec<(ChangePosition, PostDoc)>, StoreError> {
+        self.inner.posts_changed(since, upto, after, limit)
     }
 
     fn counts(&self, seq: i64) -> Result<CorpusCounts, StoreError> {
