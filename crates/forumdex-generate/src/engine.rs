@@ -314,7 +314,7 @@ impl<W: Write> Generator<'_, W> {
     fn write_profiles(&mut self) -> anyhow::Result<()> {
         for index in 0..self.profiles {
             let key = mix(self.seed ^ 0x9f0f_11e5, index);
-            if key % 20 == 0 {
+            if key.is_multiple_of(20) {
                 continue;
             }
             let name = text::username(index);
@@ -539,10 +539,11 @@ impl<W: Write> Generator<'_, W> {
         let name = Self::author_name(author);
 
         self.html.clear();
-        if kind == BodyKind::Reply && self.rng.gen_ratio(3, 20) {
-            if let Some(last) = self.topics[topic].last {
-                self.quote(last, lang, board.kind);
-            }
+        if kind == BodyKind::Reply
+            && self.rng.gen_ratio(3, 20)
+            && let Some(last) = self.topics[topic].last
+        {
+            self.quote(last, lang, board.kind);
         }
         let mut body_rng = ChaCha8Rng::seed_from_u64(seed);
         text::body(&mut body_rng, kind, lang, board.kind, &name, &mut self.html);
