@@ -1,18 +1,130 @@
-//! `forumdex demo`.
+//! `forumdex demo`: a first look in one command. Generates and imports a demo corpus when
+//! the data folder has none, makes sure a demo account with credits exists, issues a fresh
+//! key (a secret can be shown only once), prints example requests, and serves.
 
+use anyhow::Context;
 use clap::Args;
+use forumdex_accounts::{AccountId, AccountStore, Email, KeyLifetime, NewKey};
+use forumdex_corpus::{ChangePosition, CorpusStore, Millis, PostDoc, SqliteCorpusStore};
+use forumdex_generate::{GenerateConfig, generate};
+use forumdex_ingest::source::Source;
 
 use crate::cli::GlobalArgs;
+use crate::commands::{import, open_accounts, serve};
+
+/// Posts in the generated demo corpus.
+const DEMO_POSTS: u64 = 20_000;
+/// The demo account is topped up to this balance when it runs low.
+const DEMO_CREDITS: u64 = 1_000;
+/// File in the data folder remembering the demo account's id.
+const DEMO_ACCOUNT_FILE: &str = "demo-account";
 
 /// Arguments of `forumdex demo`.
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// Corpus files; `-` reads stdin.
-    #[arg(required = true)]
-    pub files: Vec<std::path::PathBuf>,
+    /// Address to serve on (default 127.0.0.1:8080).
+    #[arg(long)]
+    pub listen: Option<String>,
 }
 
 /// Runs `forumdex demo`.
-pub fn run(_global: &GlobalArgs, _args: DemoArgs) -> anyhow::Result<()> {
-    anyhow::bail!("demo is not wired yet")
+pub fn run(global: &GlobalArgs, args: DemoArgs) -> anyhow::Result<()> {
+    let settings = serve::load_settings(None, args.listen)?;
+    let corpus = SqliteCorpusStore::open(&global.data)?;
+    if corpus.snapshot(Millis::now())?.seq == 0 {
+        let out = global.data.join("demo").join("demo-corpus.jsonl");
+        println!(
+            "No corpus in {}: generating {DEMO_POSTS} demo posts into {} and importing them...",
+            global.data.display(),
+            out.display()
+        );
+        generate(
+            &GenerateConfig {
+                posts: DEMO_POSTS,
+                seed: 1,
+            },
+            &out,
+        )?;
+        let summary = import::import(&corpus, &[Source::File(out)], 5_000, true)?;
+        println!(
+            "Imported {} lines ({} post records, {} topic records, {} profile records).",
+            summary.accepted, summary.posts, summary.topics, summary.profiles
+        );
+    } else {
+        println!("Using the corpus already in {}.", global.data.display());
+    }
+    let accounts = open_accounts(global)?;
+    let account = demo_account(&accounts, &global.data)?;
+    let now = chrono::Utc::now();
+    let created = accounts.create_key(
+        account,
+        &NewKey {
+            lifetime: KeyLifetime::Days7,
+            name: Some("demo".to_owned()),
+            ..NewKey::default()
+        },
+        now,
+    )?;
+    let credits = accounts.balance(account)?;
+    let example = example_post(&corpus)?;
+    let key = created.secret.expose_secret().to_owned();
+    serve::serve(global, settings, move |server| {
+        let base = &server.app().settings.base_url;
+        println!();
+        println!("forumdex is serving on {base}");
+        println!("Demo account {account} has {credits} credits; a new 7-day key for it:");
+        println!();
+        println!("    {key}");
+        println!();
+        println!("Try:");
+        let auth = format!("-H 'Authorization: Bearer {key}'");
+        if let Some(post) = example {
+            println!("    curl {auth} {base}/api/v1/posts/{}", post.post_id);
+            println!("    curl {auth} {base}/api/v1/topics/{}", post.topic_id);
+            println!(
+                "    curl {auth} '{base}/api/v1/topics/{}/posts?limit=5&order=desc'",
+                post.topic_id
+            );
+            if let Some(author) = post.author_id {
+                println!("    curl {auth} {base}/api/v1/profiles/{author}");
+                println!("    curl {auth} '{base}/api/v1/profiles/{author}/posts?limit=5'");
+            }
+        }
+        println!("    curl {base}/healthz");
+        println!();
+        println!("Stop with Ctrl-C.");
+    })
+}
+
+/// The demo account recorded in the data folder, created (or topped up) as needed.
+fn demo_account(accounts: &dyn AccountStore, data: &std::path::Path) -> anyhow::Result<AccountId> {
+    let marker = data.join(DEMO_ACCOUNT_FILE);
+    let now = chrono::Utc::now();
+    let existing = std::fs::read_to_string(&marker)
+        .ok()
+        .and_then(|text| text.trim().parse::<AccountId>().ok())
+        .filter(|id| accounts.account(*id).is_ok());
+    let account = match existing {
+        Some(id) => id,
+        None => {
+            let email = Email::parse("demo@forumdex.invalid").expect("a valid address");
+            let id = accounts.create_account(&email, DEMO_CREDITS, now)?;
+            std::fs::write(&marker, id.to_string())
+                .with_context(|| format!("cannot write {}", marker.display()))?;
+            id
+        }
+    };
+    let balance = accounts.balance(account)?;
+    if balance < DEMO_CREDITS / 10 {
+        accounts.add_credits(account, DEMO_CREDITS - balance, now)?;
+    }
+    Ok(account)
+}
+
+/// A post with an author, to fill the example requests.
+fn example_post(corpus: &dyn CorpusStore) -> anyhow::Result<Option<PostDoc>> {
+    let seq = corpus.snapshot(Millis::now())?.seq;
+    let posts = corpus.posts_changed(0, seq, ChangePosition::default(), 200)?;
+    let with_author = posts.iter().find(|(_, post)| post.author_id.is_some());
+    Ok(with_author.or(posts.first()).map(|(_, post)| post.clone()))
 }
