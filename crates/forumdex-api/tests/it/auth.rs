@@ -135,6 +135,28 @@ async fn an_ipv4_mapped_peer_matches_ipv4_entries() {
     let (_, body) = expect_error(response, StatusCode::FORBIDDEN).await;
     assert_eq!(body["sourceIp"], "127.0.0.1", "canonical IPv4 form: {body}");
     assert_not_charged(&server, account, &before);
+    // A plain IPv6 peer is reported as such, and IPv6 entries match it.
+    let v6_url = format!("http://[::1]:{}{POST}", server.addr.port());
+    if server.client.get(&v6_url).send().await.is_ok() {
+        let response = server
+            .client
+            .get(&v6_url)
+            .bearer_auth(&denied)
+            .send()
+            .await
+            .expect("sent");
+        let (_, body) = expect_error(response, StatusCode::FORBIDDEN).await;
+        assert_eq!(body["sourceIp"], "::1", "{body}");
+        let (_, v6_key) = server.key(account, &["::1/128"]);
+        let response = server
+            .client
+            .get(&v6_url)
+            .bearer_auth(&v6_key)
+            .send()
+            .await
+            .expect("sent");
+        assert_eq!(response.status(), StatusCode::OK);
+    }
     // An allowlist changed to the mapped form still matches.
     let key = server.accounts.list_keys(account).expect("keys")[1]
         .key_id
@@ -155,4 +177,67 @@ async fn an_ipv4_mapped_peer_matches_ipv4_entries() {
         .await
         .expect("sent");
     assert_eq!(response.status(), StatusCode::OK);
+}
+
+/// The checks run in the contract's order: key (401), address (403), rate (429), credit
+/// (402); a request refused by an earlier check uses nothing of the later ones.
+#[tokio::test(flavor = "multi_thread")]
+async fn checks_run_in_order_and_refusals_use_no_rate_budget() {
+    let server = TestServer::with_config("rate_limit_per_minute = 2\n").await;
+    let account = server.account(5);
+    let (key_id, secret) = server.key(account, &["10.0.0.0/8"]);
+    let before = server.money(account);
+
+    // Denied by address, many times: no rate budget is used.
+    for _ in 0..5 {
+        let (headers, _) =
+            expect_error(server.get(POST, Some(&secret)).await, StatusCode::FORBIDDEN).await;
+        assert!(!headers.contains_key("x-ratelimit-remaining"));
+    }
+    // Revoked and denied by address: 401 comes first.
+    let (other_id, other) = server.key(account, &["10.0.0.0/8"]);
+    server
+        .accounts
+        .revoke_key(&other_id, chrono::Utc::now())
+        .expect("revoke");
+    expect_error(
+        server.get(POST, Some(&other)).await,
+        StatusCode::UNAUTHORIZED,
+    )
+    .await;
+
+    // Allowed again: the full budget of 2 is there.
+    server
+        .accounts
+        .update_allowlist(
+            &key_id,
+            &[AllowEntry::parse("127.0.0.1").expect("entry")],
+            &[],
+        )
+        .expect("allow");
+    for remaining in ["1", "0"] {
+        let response = server.get(POST, Some(&secret)).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(
+            response.headers()["x-ratelimit-remaining"].to_str().ok(),
+            Some(remaining)
+        );
+    }
+    assert_eq!(server.money(account).0, before.0 - 2);
+
+    // Rate limited with no credit left: 429, not 402.
+    let empty = server.account(0);
+    let (_, poor) = server.key(empty, &[]);
+    for _ in 0..2 {
+        expect_error(
+            server.get(POST, Some(&poor)).await,
+            StatusCode::PAYMENT_REQUIRED,
+        )
+        .await;
+    }
+    expect_error(
+        server.get(POST, Some(&poor)).await,
+        StatusCode::TOO_MANY_REQUESTS,
+    )
+    .await;
 }
