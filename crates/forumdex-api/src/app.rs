@@ -42,6 +42,9 @@ pub struct App {
 /// The router: free endpoints, paid `/api/v1` operations behind [`pipeline::paid`], and the
 /// layers of [`pipeline`] in their order (the last `layer` call is the outermost).
 pub fn router(app: Arc<App>) -> Router {
+    let request_timeout = Duration::from_millis(app.settings.request_timeout_ms);
+    // `paid` bounds the operation by `request_timeout_ms` itself: a timeout around it could
+    // fire while the debit commits and answer 503 for a request that was charged.
     let paid = Router::new()
         .route("/api/v1/posts/{id}", get(routes::lookups::post))
         .route("/api/v1/topics/{id}", get(routes::lookups::topic))
@@ -58,18 +61,24 @@ pub fn router(app: Arc<App>) -> Router {
             Arc::clone(&app),
             pipeline::paid,
         ));
+    let free = Router::new()
+        .route("/healthz", get(routes::health::healthz))
+        .route("/readyz", get(routes::health::readyz))
+        .route("/metrics", get(routes::health::metrics))
+        .route_layer(
+            ServiceBuilder::new()
+                .layer(HandleErrorLayer::new(overloaded))
+                .timeout(request_timeout),
+        );
     let overload = ServiceBuilder::new()
         .layer(HandleErrorLayer::new(overloaded))
         .load_shed()
         .layer(GlobalConcurrencyLimitLayer::new(
             app.settings.max_concurrent_requests,
         ))
-        .timeout(Duration::from_millis(app.settings.request_timeout_ms))
         .layer(CatchPanicLayer::custom(panicked));
     Router::new()
-        .route("/healthz", get(routes::health::healthz))
-        .route("/readyz", get(routes::health::readyz))
-        .route("/metrics", get(routes::health::metrics))
+        .merge(free)
         .merge(paid)
         .fallback(not_found)
         .layer(overload)

@@ -3,16 +3,17 @@
 //! 1. [`finalize`] (outermost): a server-generated request id for every response (a
 //!    client-sent `X-Request-Id` is ignored), the contract's JSON body on every non-200,
 //!    metrics and one log line per request.
-//! 2. Overload and time bounds: shed when `max_concurrent_requests` are in flight, 503
-//!    after `request_timeout_ms`; caught panics become a JSON 500.
-//! 3. [`paid`] on `/api/v1` operations: GET only -> authentication (401) -> IP allowlist
-//!    (403) -> rate limit (429) -> early balance check (402) -> the handler (validation
-//!    400, the operation) -> for a 200 only, the debit (402 when it fails) and the
-//!    metering headers.
+//! 2. Overload: shed when `max_concurrent_requests` are in flight; caught panics become a
+//!    JSON 500. Free endpoints answer 503 after `request_timeout_ms`.
+//! 3. [`paid`] on `/api/v1` operations, within `request_timeout_ms` (503 after it): GET
+//!    only -> authentication (401) -> IP allowlist (403) -> rate limit (429) -> early
+//!    balance check (402) -> the handler (validation 400, the operation); then, outside
+//!    the time bound so that a charged request is never answered 503, for a 200 only the
+//!    debit (402 when it fails) and the metering headers.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::extract::{ConnectInfo, MatchedPath, Request, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
@@ -122,10 +123,63 @@ pub async fn paid(
 async fn charge_for(
     app: &Arc<App>,
     peer: SocketAddr,
-    mut request: Request,
+    request: Request,
     next: Next,
     decision_out: &mut Option<RateDecision>,
 ) -> Result<Response, ApiError> {
+    // Only the work before the debit is bounded: a timeout firing during the debit would
+    // answer 503 for a request that was charged.
+    let deadline = Duration::from_millis(app.settings.request_timeout_ms);
+    let (mut response, debit) =
+        tokio::time::timeout(deadline, operate(app, peer, request, next, decision_out))
+            .await
+            .map_err(|_| {
+                ApiError::Unavailable("the request took too long; retry later".to_owned())
+            })??;
+    let Some(Debit {
+        account_id,
+        key_id,
+        request_id,
+        operation,
+    }) = debit
+    else {
+        return Ok(response);
+    };
+    let accounts = Arc::clone(&app.accounts);
+    let charged_at = chrono::Utc::now();
+    let remaining =
+        blocking(move || accounts.charge(account_id, &key_id, &request_id, &operation, charged_at))
+            .await?;
+    let Some(remaining) = remaining else {
+        // The balance ran out while the work was done: the response is dropped.
+        return Err(ApiError::PaymentRequired {
+            topup_url: app.settings.topup_url.clone(),
+        });
+    };
+    app.metrics.charged();
+    let headers = response.headers_mut();
+    headers.insert("x-credits-charged", HeaderValue::from(1));
+    headers.insert("x-credits-remaining", HeaderValue::from(remaining));
+    Ok(response)
+}
+
+/// What a 200 costs, and whom.
+struct Debit {
+    account_id: AccountId,
+    key_id: KeyId,
+    request_id: String,
+    operation: String,
+}
+
+/// Authentication, allowlist, rate limit, early balance check and the handler: everything
+/// before the debit. A 200 comes with the debit it owes.
+async fn operate(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    mut request: Request,
+    next: Next,
+    decision_out: &mut Option<RateDecision>,
+) -> Result<(Response, Option<Debit>), ApiError> {
     if request.method() != Method::GET {
         return Err(ApiError::MethodNotAllowed);
     }
@@ -168,27 +222,17 @@ async fn charge_for(
         account_id,
         key_id: key.key_id.clone(),
     });
-    let mut response = next.run(request).await;
+    let response = next.run(request).await;
     if response.status() != StatusCode::OK {
-        return Ok(response);
+        return Ok((response, None));
     }
-    let accounts = Arc::clone(&app.accounts);
-    let key_id = key.key_id.clone();
-    let charged_at = chrono::Utc::now();
-    let remaining =
-        blocking(move || accounts.charge(account_id, &key_id, &request_id, &operation, charged_at))
-            .await?;
-    let Some(remaining) = remaining else {
-        // The balance ran out while the work was done: the response is dropped.
-        return Err(ApiError::PaymentRequired {
-            topup_url: app.settings.topup_url.clone(),
-        });
+    let debit = Debit {
+        account_id,
+        key_id: key.key_id,
+        request_id,
+        operation,
     };
-    app.metrics.charged();
-    let headers = response.headers_mut();
-    headers.insert("x-credits-charged", HeaderValue::from(1));
-    headers.insert("x-credits-remaining", HeaderValue::from(remaining));
-    Ok(response)
+    Ok((response, Some(debit)))
 }
 
 /// `X-RateLimit-Limit`, `-Remaining` and `-Reset` (a Unix timestamp).

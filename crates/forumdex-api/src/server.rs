@@ -60,6 +60,8 @@ impl Server {
         let listener = TcpListener::bind(settings.listen)
             .with_context(|| format!("cannot listen on {}", settings.listen))?;
         listener.set_nonblocking(true)?;
+        let bound = listener.local_addr().context("reading the bound address")?;
+        let settings = settings.with_bound_address(bound);
         let links = Links {
             forum_url: settings.forum_url.clone(),
             cdn_url: settings.cdn_url.clone(),

@@ -201,6 +201,26 @@ impl Settings {
         Ok(settings)
     }
 
+    /// The settings once `listen` is bound to `bound`: when `listen` asked for any port
+    /// (port 0), `listen` becomes the bound address, and the URLs derived from it by default
+    /// (`base_url`, `cdn_url`, `topup_url`) name the bound port instead of port 0.
+    pub fn with_bound_address(mut self, bound: SocketAddr) -> Self {
+        if self.listen.port() != 0 {
+            return self;
+        }
+        let derived = format!("http://{}", self.listen);
+        let actual = format!("http://{bound}");
+        for url in [&mut self.base_url, &mut self.cdn_url, &mut self.topup_url] {
+            if let Some(rest) = url.strip_prefix(&derived)
+                && (rest.is_empty() || rest.starts_with('/'))
+            {
+                *url = format!("{actual}{rest}");
+            }
+        }
+        self.listen = bound;
+        self
+    }
+
     /// Whether the API is served over HTTPS.
     pub fn tls(&self) -> Option<(&Path, &Path)> {
         self.tls_cert.as_deref().zip(self.tls_key.as_deref())
@@ -272,6 +292,31 @@ mod tests {
             .map(ToString::to_string)
             .collect();
         assert_eq!(proxies, ["127.0.0.1/32", "::1/128"]);
+    }
+
+    #[test]
+    fn port_zero_urls_follow_the_bound_address() {
+        let flags = [("listen", "127.0.0.1:0".to_owned())];
+        let bound: SocketAddr = "127.0.0.1:4321".parse().unwrap();
+        let settings = Settings::load(None, vec![], &flags)
+            .unwrap()
+            .with_bound_address(bound);
+        assert_eq!(settings.listen, bound);
+        assert_eq!(settings.base_url, "http://127.0.0.1:4321");
+        assert_eq!(settings.cdn_url, "http://127.0.0.1:4321/cdn");
+        assert_eq!(settings.topup_url, "http://127.0.0.1:4321/topup");
+
+        let env = vec![(
+            "FORUMDEX_TOPUP_URL".to_owned(),
+            "https://pay.example.com/topup".to_owned(),
+        )];
+        let settings = Settings::load(None, env, &flags)
+            .unwrap()
+            .with_bound_address(bound);
+        assert_eq!(settings.topup_url, "https://pay.example.com/topup");
+
+        let fixed = Settings::default();
+        assert_eq!(fixed.clone().with_bound_address(bound), fixed);
     }
 
     #[test]

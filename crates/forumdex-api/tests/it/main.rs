@@ -1,0 +1,9 @@
+//! Integration tests of the HTTP platform over real sockets: a [`forumdex_api::Server`] bound
+//! on port 0 over a temporary data folder, driven with `reqwest`. One binary (STYLE.md).
+
+mod auth;
+mod errors;
+mod helpers;
+mod metering;
+mod ops;
+mod race;
