@@ -1,0 +1,3 @@
+//! Integration tests of the forumdex HTTP API: one test binary, a real server per test.
+
+mod resources;
