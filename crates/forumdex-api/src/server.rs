@@ -37,8 +37,8 @@ impl Server {
     /// Opens the data folder's stores and binds `settings.listen` (port 0 picks a port).
     pub async fn build(settings: Settings, data_dir: &Path) -> anyhow::Result<Self> {
         let corpus = SqliteCorpusStore::open(data_dir).context("opening the corpus")?;
-        let accounts = SqliteAccountStore::open_in(data_dir)
-            .context("opening the accounts database")?;
+        let accounts =
+            SqliteAccountStore::open_in(data_dir).context("opening the accounts database")?;
         let cursor_secret = load_or_create_secret(&data_dir.join(CURSOR_SECRET_FILE))?;
         let tls = match settings.tls() {
             Some((cert, key)) => {

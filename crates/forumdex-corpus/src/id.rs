@@ -12,7 +12,7 @@ pub struct ForumId(i64);
 impl ForumId {
     /// Accepts `value` when it lies in `1..=MAX_ID`.
     pub fn new(value: u64) -> Option<Self> {
-        (1..=MAX_ID).contains(&value).then(|| Self(value as i64))
+        (1..=MAX_ID).contains(&value).then_some(Self(value as i64))
     }
 
     /// Parses a decimal string with no sign, spaces or leading zeros.

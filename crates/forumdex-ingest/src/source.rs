@@ -75,6 +75,10 @@ impl Source {
     }
 
     /// Size on disk, when known (for progress).
+    #[allow(
+        clippy::len_without_is_empty,
+        reason = "a byte size for progress, not a collection"
+    )]
     pub fn len(&self) -> Option<u64> {
         match self {
             Self::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),

@@ -148,13 +148,16 @@ pub(super) fn post(conn: &Connection, post_id: i64, seq: i64) -> rusqlite::Resul
     )
 }
 
+/// A topic record's title, board_id, views, page_count and observed_at.
+type TopicRecordRow = (String, Option<i64>, Option<i64>, Option<i64>, i64);
+
 pub(super) fn topic(
     conn: &Connection,
     topic_id: i64,
     seq: i64,
 ) -> rusqlite::Result<Option<TopicDoc>> {
     let params = named_params! {":id": topic_id, ":seq": seq};
-    let record: Option<(String, Option<i64>, Option<i64>, Option<i64>, i64)> = conn
+    let record: Option<TopicRecordRow> = conn
         .prepare_cached(&format!(
             "SELECT t.title, t.board_id, t.views, t.page_count, t.observed_at
              FROM topic_versions t WHERE t.topic_id = :id AND {}",

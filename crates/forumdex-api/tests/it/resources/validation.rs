@@ -101,3 +101,38 @@ async fn every_invalid_option_is_a_free_400() {
     }
     assert_eq!(api.balance(&caller), 1_000);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn dates_normalise_to_four_digit_utc_years_or_are_refused() {
+    let api = Api::start(Config::default()).await;
+    seed(&api);
+    let caller = api.caller(1_000);
+    // An offset may push a valid local date out of the years RFC 3339 can write in UTC.
+    for bad in [
+        "date_to=9999-12-31T23:00:00-05:00",
+        "date_from=0000-01-01T00:00:00%2B01:00",
+    ] {
+        api.fails(&caller, &format!("{T}?{bad}"), 400).await;
+    }
+    for (query, name, echo) in [
+        (
+            "date_from=0000-01-01",
+            "date_from",
+            "0000-01-01T00:00:00.000Z",
+        ),
+        (
+            "date_to=9999-12-31T23:59:59.999Z",
+            "date_to",
+            "9999-12-31T23:59:59.999Z",
+        ),
+        (
+            "date_to=9999-12-31T23:00:00%2B05:00",
+            "date_to",
+            "9999-12-31T18:00:00.000Z",
+        ),
+    ] {
+        let page = api.ok(&caller, &format!("{T}?{query}&limit=1")).await;
+        assert_eq!(page["filters"][name], echo, "{query}");
+        super::harness::assert_post_list(&page);
+    }
+}
