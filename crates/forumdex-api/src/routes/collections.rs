@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Extension, Path, RawQuery, State};
-use chrono::{DateTime, NaiveDate};
+use chrono::{DateTime, Datelike, NaiveDate};
 use forumdex_corpus::{
     ForumId, ListFilters, ListRequest, MAX_ID, Millis, Order, Position, Scope, Snapshot,
 };
@@ -201,23 +201,30 @@ fn parse_date(name: &str, raw: &str) -> Result<Millis, ApiError> {
             truncate(raw)
         ))
     };
-    if raw.len() == 10 {
+    let at = if raw.len() == 10 {
         let date = NaiveDate::parse_from_str(raw, "%Y-%m-%d").map_err(|_| invalid())?;
         let midnight = date
             .and_hms_opt(0, 0, 0)
             .expect("midnight exists")
             .and_utc();
-        return Ok(Millis::from_datetime(midnight));
-    }
-    let fraction_digits = raw.split_once('.').map_or(0, |(_, rest)| {
-        rest.bytes().take_while(u8::is_ascii_digit).count()
-    });
-    if fraction_digits > 3 || !raw.contains(['T', 't']) {
+        Millis::from_datetime(midnight)
+    } else {
+        let fraction_digits = raw.split_once('.').map_or(0, |(_, rest)| {
+            rest.bytes().take_while(u8::is_ascii_digit).count()
+        });
+        if fraction_digits > 3 || !raw.contains(['T', 't']) {
+            return Err(invalid());
+        }
+        DateTime::parse_from_rfc3339(raw)
+            .map(|at| Millis(at.timestamp_millis()))
+            .map_err(|_| invalid())?
+    };
+    // The filters echo the instant in UTC: an offset must not push it out of the years an
+    // RFC 3339 timestamp can write (0000-9999), e.g. 9999-12-31T23:00:00-05:00.
+    if !(0..=9999).contains(&at.to_datetime().year()) {
         return Err(invalid());
     }
-    DateTime::parse_from_rfc3339(raw)
-        .map(|at| Millis(at.timestamp_millis()))
-        .map_err(|_| invalid())
+    Ok(at)
 }
 
 async fn page(
@@ -366,6 +373,8 @@ mod tests {
         assert_eq!(ok("2024-02-29"), "2024-02-29T00:00:00.000Z");
         assert_eq!(ok("2024-02-29T10:00:00+02:00"), "2024-02-29T08:00:00.000Z");
         assert_eq!(ok("2024-02-29T10:00:00.123Z"), "2024-02-29T10:00:00.123Z");
+        assert_eq!(ok("0000-01-01"), "0000-01-01T00:00:00.000Z");
+        assert_eq!(ok("9999-12-31T23:59:59.999Z"), "9999-12-31T23:59:59.999Z");
         for bad in [
             "2024-02-30",
             "2024-2-29",
@@ -373,6 +382,8 @@ mod tests {
             "2024-02-29T10:00:00.1234Z",
             "yesterday",
             "2024-02-29 10:00:00Z",
+            "9999-12-31T23:00:00-05:00",
+            "0000-01-01T00:00:00+01:00",
         ] {
             assert!(parse_date("date_from", bad).is_err(), "{bad}");
         }

@@ -1,5 +1,5 @@
-//! Integration tests of the HTTP platform over real sockets: a [`forumdex_api::Server`] bound
-//! on port 0 over a temporary data folder, driven with `reqwest`. One binary (STYLE.md).
+//! Integration tests of the HTTP API over real sockets: a [`forumdex_api::Server`] bound on
+//! port 0 over a temporary data folder, driven with `reqwest`. One binary (STYLE.md).
 
 mod auth;
 mod errors;
@@ -7,3 +7,4 @@ mod helpers;
 mod metering;
 mod ops;
 mod race;
+mod resources;

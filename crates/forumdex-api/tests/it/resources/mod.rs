@@ -1,0 +1,11 @@
+//! Lookups and collections over a real server and a seeded corpus: every response checked
+//! against the contract's tables and against answers computed independently from the
+//! imported lines ([`model`]).
+
+mod collections;
+mod cursors;
+mod fixture;
+mod harness;
+mod lookups;
+mod model;
+mod validation;
