@@ -19,7 +19,8 @@ pub enum StoreError {
 /// A corpus with MVCC snapshots. All methods block; call them off async threads.
 pub trait CorpusStore: Send + Sync {
     /// Applies one batch atomically under the next sequence number (none when nothing in it
-    /// is new). `now` becomes the batch's creation time and the versions' `indexed_at`.
+    /// is new). `now` becomes the versions' `indexed_at`; the sequence's creation time is
+    /// the later of `now` and the commit time (garbage collection depends on it).
     fn import_batch(
         &self,
         observations: &[Observation],

@@ -224,7 +224,7 @@ fn progress_bar(source: &Source, options: &ImportOptions) -> ProgressBar {
     if !options.progress || !io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
-    let bar = match source.len() {
+    let bar = match source.size_on_disk() {
         Some(len) => ProgressBar::new(len),
         None => ProgressBar::new_spinner(),
     };

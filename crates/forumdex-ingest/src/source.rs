@@ -75,11 +75,7 @@ impl Source {
     }
 
     /// Size on disk, when known (for progress).
-    #[expect(
-        clippy::len_without_is_empty,
-        reason = "a size on disk, not a collection"
-    )]
-    pub fn len(&self) -> Option<u64> {
+    pub fn size_on_disk(&self) -> Option<u64> {
         match self {
             Self::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
             Self::Stdin => None,

@@ -106,6 +106,14 @@ pub(super) fn import_batch(
             outcome.became_canonical += 1;
         }
     }
+    if let Some(seq) = outcome.seq {
+        // A snapshot taken while this batch was being written still sees the previous
+        // sequence; garbage collection relies on every such snapshot being older than the
+        // sequence's creation time, so that time is taken at commit, not at the start.
+        let committed_at = now.0.max(Millis::now().0);
+        tx.prepare_cached("UPDATE sequences SET created_at = ?1 WHERE seq = ?2")?
+            .execute([committed_at, seq])?;
+    }
     tx.commit()?;
     Ok(outcome)
 }

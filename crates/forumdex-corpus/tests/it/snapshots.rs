@@ -108,26 +108,31 @@ fn superseded_versions_are_collected_after_the_horizon_only() {
         None,
         json!({"content_html": "v2", "observed_at": "2024-02-01T00:00:00Z"}),
     );
-    let s1 = import(&store, &[v1], 1_000).unwrap();
-    let s2 = import(&store, &[v2], 5_000).unwrap();
-    // A snapshot taken at s1 may still be alive at horizon 5_000: nothing goes.
-    assert_eq!(store.collect_garbage(Millis(5_000)).unwrap(), 0);
+    // Times in the future, so that they, not the commit clock, are the sequences' times.
+    let base = Millis::now().0 + 3_600_000;
+    let s1 = import(&store, &[v1], base + 1_000).unwrap();
+    let s2 = import(&store, &[v2], base + 5_000).unwrap();
+    // A snapshot taken at s1 may still be alive at horizon base + 5_000: nothing goes.
+    assert_eq!(store.collect_garbage(Millis(base + 5_000)).unwrap(), 0);
     assert_eq!(store.post(1, s1).unwrap().unwrap().content_html, "v1");
     // Once s2 itself is older than the horizon, every snapshot that saw v1 has expired.
-    assert_eq!(store.collect_garbage(Millis(5_001)).unwrap(), 1);
+    assert_eq!(store.collect_garbage(Millis(base + 5_001)).unwrap(), 1);
     assert_eq!(store.post(1, s1).unwrap(), None);
     assert_eq!(store.post(1, s2).unwrap().unwrap().content_html, "v2");
-    assert_eq!(store.collect_garbage(Millis(10_000)).unwrap(), 0);
+    assert_eq!(store.collect_garbage(Millis(base + 10_000)).unwrap(), 0);
 }
 
 #[test]
 fn reads_before_a_post_existed_do_not_see_it() {
     let (store, _dir) = store();
     let s1 = import(&store, &[post(1, 10, None, None, json!({}))], 1).unwrap();
+    let before = Millis::now();
     let s2 = import(&store, &[post(2, 10, None, None, json!({}))], 2).unwrap();
     assert!(store.post(2, s1).unwrap().is_none());
     assert!(store.post(2, s2).unwrap().is_some());
-    assert_eq!(store.sequence_created_at(s2).unwrap(), Some(Millis(2)));
+    let created = store.sequence_created_at(s2).unwrap().unwrap();
+    assert!(created >= before, "a sequence's time is its commit time");
+    assert_eq!(store.post(2, s2).unwrap().unwrap().indexed_at, Millis(2));
     assert_eq!(store.sequence_created_at(99).unwrap(), None);
     assert!(store.post(1, 0).unwrap().is_none());
 }
