@@ -16,7 +16,8 @@ pub struct Settings {
     /// Address to serve on. Default `127.0.0.1:8080`.
     #[serde(default = "default_listen")]
     pub listen: SocketAddr,
-    /// Public base address of the API, used in links. Default `http://{listen}`.
+    /// Public base address of the API, used in links. Default `http://{listen}`
+    /// (`https://` when TLS is configured).
     #[serde(default)]
     pub base_url: String,
     /// The original forum, used in post, topic and profile URLs. Default
@@ -167,9 +168,10 @@ impl Settings {
 
     fn resolve(table: toml::Table) -> anyhow::Result<Self> {
         let mut settings: Self = table.try_into().context("invalid settings")?;
+        let scheme = settings.scheme();
         settings.base_url = url_or(
             &settings.base_url,
-            || format!("http://{}", settings.listen),
+            || format!("{scheme}://{}", settings.listen),
             "base_url",
         )?;
         settings.forum_url = url_or(&settings.forum_url, String::new, "forum_url")?;
@@ -208,8 +210,9 @@ impl Settings {
         if self.listen.port() != 0 {
             return self;
         }
-        let derived = format!("http://{}", self.listen);
-        let actual = format!("http://{bound}");
+        let scheme = self.scheme();
+        let derived = format!("{scheme}://{}", self.listen);
+        let actual = format!("{scheme}://{bound}");
         for url in [&mut self.base_url, &mut self.cdn_url, &mut self.topup_url] {
             if let Some(rest) = url.strip_prefix(&derived)
                 && (rest.is_empty() || rest.starts_with('/'))
@@ -219,6 +222,15 @@ impl Settings {
         }
         self.listen = bound;
         self
+    }
+
+    /// `https` when TLS is configured, else `http`.
+    fn scheme(&self) -> &'static str {
+        if self.tls_cert.is_some() {
+            "https"
+        } else {
+            "http"
+        }
     }
 
     /// Whether the API is served over HTTPS.

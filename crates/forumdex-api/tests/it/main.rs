@@ -8,3 +8,4 @@ mod metering;
 mod ops;
 mod race;
 mod resources;
+mod tls;
