@@ -97,15 +97,45 @@ impl ImportSummary {
     }
 }
 
+/// Lines per parse chunk handed to a worker.
+const CHUNK_LINES: usize = 512;
+
+/// A run of raw lines of one source, in order.
+struct Chunk {
+    source: usize,
+    /// (line number, bytes, whether the line was too long and dropped).
+    lines: Vec<(u64, Vec<u8>, bool)>,
+}
+
+/// What the reader sends the parse workers.
+enum ReadMsg {
+    Lines(Chunk),
+    Failed(String),
+}
+
+/// A parsed chunk: one result per non-blank line, in order.
+enum ParsedMsg {
+    Lines(usize, Vec<(u64, Result<Observation, String>)>),
+    Failed(String),
+}
+
 /// Imports `sources` in order into `store`. `on_reject` sees each rejected line as it is
 /// found. Batches committed before a store failure stay committed; re-running the same
 /// files is then safe (already known observations are skipped).
+///
+/// Four stages overlap: a reader thread splits the inputs into chunks of lines, parse
+/// workers (one per core) validate them and detect languages, this thread puts the results
+/// back in order, counts and reports them and cuts batches, and a writer thread applies
+/// the batches to the store. Every channel is bounded, so memory stays flat.
 pub fn import_files(
     store: &dyn CorpusStore,
     sources: &[Source],
     options: &ImportOptions,
     mut on_reject: impl FnMut(&Rejection),
 ) -> anyhow::Result<ImportSummary> {
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(1, 4));
+    let names: Vec<String> = sources.iter().map(Source::display_name).collect();
+    let base_dirs: Vec<std::path::PathBuf> = sources.iter().map(Source::base_dir).collect();
     let mut summary = ImportSummary::default();
     std::thread::scope(|scope| -> anyhow::Result<()> {
         let (batches, received) = mpsc::sync_channel::<Vec<Observation>>(2);
@@ -121,18 +151,32 @@ pub fn import_files(
             }
             Ok((new, known, sequences))
         });
-        let read_result = (|| {
-            for source in sources {
-                read_source(source, options, &batches, &mut summary, &mut on_reject)?;
-            }
-            Ok::<_, anyhow::Error>(())
-        })();
+        let mut to_workers = Vec::with_capacity(workers);
+        let mut from_workers = Vec::with_capacity(workers);
+        for _ in 0..workers {
+            let (chunks, chunk_rx) = mpsc::sync_channel::<ReadMsg>(2);
+            let (parsed_tx, parsed) = mpsc::sync_channel::<ParsedMsg>(2);
+            let base_dirs = &base_dirs;
+            scope.spawn(move || parse_worker(chunk_rx, parsed_tx, base_dirs));
+            to_workers.push(chunks);
+            from_workers.push(parsed);
+        }
+        scope.spawn(move || read_sources(sources, options, to_workers));
+        let collected = collect(
+            &from_workers,
+            &names,
+            options.batch_size,
+            &batches,
+            &mut summary,
+            &mut on_reject,
+        );
         drop(batches);
+        drop(from_workers);
         let written = writer.join().expect("the batch writer does not panic");
-        // A writer failure closes the channel, which the reader sees as a send error:
-        // report the writer's error first, it is the cause.
+        // A writer failure closes the batch channel, which the collector sees as a send
+        // error: report the writer's error first, it is the cause.
         let (new, known, sequences) = written?;
-        read_result?;
+        collected?;
         summary.new_observations = new;
         summary.known_observations = known;
         summary.sequences = sequences;
@@ -141,57 +185,150 @@ pub fn import_files(
     Ok(summary)
 }
 
+/// The reader stage: chunks of lines, dealt to the workers in turn.
+fn read_sources(
+    sources: &[Source],
+    options: &ImportOptions,
+    workers: Vec<mpsc::SyncSender<ReadMsg>>,
+) {
+    let mut turn = 0usize;
+    let mut send = |message: ReadMsg| -> bool {
+        let sent = workers[turn % workers.len()].send(message).is_ok();
+        turn += 1;
+        sent
+    };
+    for (index, source) in sources.iter().enumerate() {
+        if let Err(err) = read_source(index, source, options, &mut send) {
+            send(ReadMsg::Failed(format!("{err:#}")));
+            return;
+        }
+    }
+}
+
 fn read_source(
+    index: usize,
     source: &Source,
     options: &ImportOptions,
-    batches: &mpsc::SyncSender<Vec<Observation>>,
-    summary: &mut ImportSummary,
-    on_reject: &mut impl FnMut(&Rejection),
+    send: &mut impl FnMut(ReadMsg) -> bool,
 ) -> anyhow::Result<()> {
     let progress = progress_bar(source, options);
     let bar = progress.clone();
     let mut reader =
         source.open(move |raw| Box::new(bar.wrap_read(raw)) as Box<dyn Read + Send>)?;
-    let base_dir = source.base_dir();
     let name = source.display_name();
-    let mut line = Vec::new();
     let mut line_number = 0u64;
-    let mut batch = Vec::with_capacity(options.batch_size);
+    let mut chunk = Vec::with_capacity(CHUNK_LINES);
+    let mut line = Vec::new();
     loop {
         let read = read_line_capped(&mut reader, &mut line)
             .with_context(|| format!("reading {name} after line {line_number}"))?;
         let Some(too_long) = read else { break };
         line_number += 1;
-        if too_long {
-            let reason = format!("line longer than {MAX_LINE_BYTES} bytes");
-            summary.reject(rejection(&name, line_number, reason), on_reject);
+        if !too_long && line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        match Observation::parse_line(&line) {
-            Ok(mut observation) => {
-                complete(&mut observation.record, &base_dir);
-                summary.count(&observation.record);
-                batch.push(observation);
-                if batch.len() >= options.batch_size {
-                    let full =
-                        std::mem::replace(&mut batch, Vec::with_capacity(options.batch_size));
-                    batches
-                        .send(full)
-                        .map_err(|_| anyhow::anyhow!("the batch writer stopped"))?;
-                }
+        chunk.push((line_number, std::mem::take(&mut line), too_long));
+        if chunk.len() == CHUNK_LINES {
+            let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_LINES));
+            if !send(ReadMsg::Lines(Chunk {
+                source: index,
+                lines: full,
+            })) {
+                return Ok(());
             }
-            Err(err) => summary.reject(rejection(&name, line_number, err.0), on_reject),
+        }
+    }
+    if !chunk.is_empty() {
+        send(ReadMsg::Lines(Chunk {
+            source: index,
+            lines: chunk,
+        }));
+    }
+    progress.finish_and_clear();
+    Ok(())
+}
+
+/// The parse stage: validates lines and completes what the importer derives.
+fn parse_worker(
+    chunks: mpsc::Receiver<ReadMsg>,
+    parsed: mpsc::SyncSender<ParsedMsg>,
+    base_dirs: &[std::path::PathBuf],
+) {
+    for message in chunks {
+        let out = match message {
+            ReadMsg::Failed(err) => ParsedMsg::Failed(err),
+            ReadMsg::Lines(chunk) => {
+                let results = chunk
+                    .lines
+                    .into_iter()
+                    .map(|(number, line, too_long)| {
+                        if too_long {
+                            return (
+                                number,
+                                Err(format!("line longer than {MAX_LINE_BYTES} bytes")),
+                            );
+                        }
+                        let result = Observation::parse_line(&line)
+                            .map(|mut observation| {
+                                complete(&mut observation.record, &base_dirs[chunk.source]);
+                                observation
+                            })
+                            .map_err(|err| err.0);
+                        (number, result)
+                    })
+                    .collect();
+                ParsedMsg::Lines(chunk.source, results)
+            }
+        };
+        if parsed.send(out).is_err() {
+            return;
+        }
+    }
+}
+
+/// The ordering stage: takes parsed chunks back in the order they were dealt, counts and
+/// reports them, and sends full batches to the writer.
+fn collect(
+    workers: &[mpsc::Receiver<ParsedMsg>],
+    names: &[String],
+    batch_size: usize,
+    batches: &mpsc::SyncSender<Vec<Observation>>,
+    summary: &mut ImportSummary,
+    on_reject: &mut impl FnMut(&Rejection),
+) -> anyhow::Result<()> {
+    let mut batch = Vec::with_capacity(batch_size);
+    let send = |batch: Vec<Observation>| {
+        batches
+            .send(batch)
+            .map_err(|_| anyhow::anyhow!("the batch writer stopped"))
+    };
+    for turn in 0.. {
+        let Ok(message) = workers[turn % workers.len()].recv() else {
+            break;
+        };
+        let (source, results) = match message {
+            ParsedMsg::Lines(source, results) => (source, results),
+            ParsedMsg::Failed(err) => anyhow::bail!(err),
+        };
+        for (line, result) in results {
+            match result {
+                Ok(observation) => {
+                    summary.count(&observation.record);
+                    batch.push(observation);
+                    if batch.len() >= batch_size {
+                        send(std::mem::replace(
+                            &mut batch,
+                            Vec::with_capacity(batch_size),
+                        ))?;
+                    }
+                }
+                Err(reason) => summary.reject(rejection(&names[source], line, reason), on_reject),
+            }
         }
     }
     if !batch.is_empty() {
-        batches
-            .send(batch)
-            .map_err(|_| anyhow::anyhow!("the batch writer stopped"))?;
+        send(batch)?;
     }
-    progress.finish_and_clear();
     Ok(())
 }
 
