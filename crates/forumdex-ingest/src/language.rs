@@ -6,7 +6,7 @@
 const MIN_CHARS: usize = 12;
 /// Only the start of a long text is examined: trigram statistics settle within a few
 /// hundred characters, and detection cost grows with length.
-const SAMPLE_CHARS: usize = 600;
+const SAMPLE_CHARS: usize = 240;
 
 /// Detects the language of `text` as an ISO 639-1 code, or `None` when the text is too
 /// short, the guess is unreliable, or the language has no two-letter code.
