@@ -715,6 +715,13 @@ impl AccountStore for SqliteAccountStore {
         })
     }
 
+    fn ping(&self) -> Result<(), AccountError> {
+        self.with_conn(|conn| {
+            conn.query_row("SELECT COUNT(*) FROM accounts WHERE id = 0", [], |_| Ok(()))
+                .map_err(AccountError::storage)
+        })
+    }
+
     fn authenticate(
         &self,
         secret: &str,

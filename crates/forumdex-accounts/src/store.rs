@@ -297,6 +297,9 @@ pub trait AccountStore: Send + Sync {
         remove: &[crate::allowlist::AllowEntry],
     ) -> Result<Allowlist, AccountError>;
 
+    /// Answers when the backend can serve reads (readiness probes).
+    fn ping(&self) -> Result<(), AccountError>;
+
     /// Checks a secret as sent by a client: shape first (no lookup for garbage), then the
     /// stored hash (compared in constant time), then revocation and expiry at `now`.
     fn authenticate(&self, secret: &str, now: DateTime<Utc>)

@@ -22,16 +22,7 @@ pub async fn readyz(State(app): State<Arc<App>>) -> Result<Json<Value>, ApiError
     let corpus = Arc::clone(&app.corpus);
     let snapshot = blocking(move || corpus.snapshot(Millis::now())).await?;
     let accounts = Arc::clone(&app.accounts);
-    blocking(move || {
-        accounts
-            .list_keys(forumdex_accounts::AccountId::new(1).expect("1 is a valid id"))
-            .map(|_| ())
-            .or_else(|err| match err {
-                forumdex_accounts::AccountError::AccountNotFound(_) => Ok(()),
-                other => Err(other),
-            })
-    })
-    .await?;
+    blocking(move || accounts.ping()).await?;
     Ok(Json(
         json!({"status": "ready", "corpus_sequence": snapshot.seq}),
     ))
