@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 /// Parses the command line, runs the subcommand and turns its outcome into an exit code.
-/// Errors go to stderr (as JSON with `--json`), never to stdout.
+/// Errors go to stderr as `error: ...` lines, never to stdout, with a non-zero exit.
 pub fn run() -> ExitCode {
     let cli = cli::Cli::parse();
     output::init_logging(cli.global.json);
