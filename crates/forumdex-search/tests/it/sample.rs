@@ -1,0 +1,1 @@
+//! Known-item search on the real sample (skipped when the file is absent).
