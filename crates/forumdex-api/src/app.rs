@@ -37,12 +37,15 @@ pub struct App {
     pub metrics: Metrics,
     /// How forum and CDN URLs are built.
     pub links: Links,
+    /// The language indexes of post search (kept in sync by the server).
+    pub search: Arc<forumdex_search::SearchIndexes>,
 }
 
 /// The router: free endpoints, paid `/api/v1` operations behind [`pipeline::paid`], and the
 /// layers of [`pipeline`] in their order (the last `layer` call is the outermost).
 pub fn router(app: Arc<App>) -> Router {
     let paid = Router::new()
+        .route("/api/v1/search", get(routes::search::search))
         .route("/api/v1/posts/{id}", get(routes::lookups::post))
         .route("/api/v1/topics/{id}", get(routes::lookups::topic))
         .route("/api/v1/profiles/{id}", get(routes::lookups::profile))
