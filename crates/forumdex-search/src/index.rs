@@ -29,7 +29,7 @@ use crate::analysis::{self, PLAIN_ANALYZER, TEXT_ANALYZER};
 use crate::quality::{self, Quality};
 
 /// Version of the schema and analyzers; indexes written by another version are rebuilt.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 3;
 /// Corpus sequences indexed per commit.
 const WINDOW: i64 = 8;
 /// Posts read from the corpus per call.
@@ -45,8 +45,11 @@ pub struct Fields {
     pub post_id: Field,
     /// Topic ID.
     pub topic_id: Field,
-    /// Post subject (analyzed, stored).
+    /// Post subject (stored).
     pub title: Field,
+    /// The subject as searched, for opening posts only: replies repeat the topic's title
+    /// (`Re: ...`, or verbatim), which would make every reply of a topic match its words.
+    pub title_text: Field,
     /// The subject without its `Re: ` prefix (stored).
     pub topic_title: Field,
     /// Plain text of the post (analyzed, stored for highlights).
@@ -97,7 +100,8 @@ pub fn schema() -> (Schema, Fields) {
     let fields = Fields {
         post_id: b.add_i64_field("post_id", INDEXED | STORED | FAST),
         topic_id: b.add_i64_field("topic_id", STORED),
-        title: b.add_text_field("title", text(TEXT_ANALYZER, full).set_stored()),
+        title: b.add_text_field("title", STORED),
+        title_text: b.add_text_field("title_text", text(TEXT_ANALYZER, full)),
         topic_title: b.add_text_field("topic_title", STORED),
         content: b.add_text_field("content", text(TEXT_ANALYZER, full).set_stored()),
         spell: b.add_text_field("spell", text(PLAIN_ANALYZER, IndexRecordOption::Basic)),
@@ -408,6 +412,9 @@ impl SearchIndexes {
         doc.add_i64(f.post_id, post.post_id);
         doc.add_i64(f.topic_id, post.topic_id);
         doc.add_text(f.title, &post.title);
+        if post.is_op {
+            doc.add_text(f.title_text, &post.title);
+        }
         doc.add_text(f.topic_title, topic_title(&post.title));
         doc.add_text(f.content, &text);
         doc.add_text(f.spell, &post.title);

@@ -1,4 +1,5 @@
-//! Post search: BM25 over `title` (boosted) and `content`, then a re-rank of the best
+//! Post search: BM25 over `content` plus, for opening posts, a title match worth `1.5 x IDF`
+//! per term (replies repeat the topic's title, so theirs is not searched), then a re-rank of the best
 //! [`RERANK_DEPTH`] matches of each searched index.
 //!
 //! - **Languages.** `lang` selects the index of its two-letter base (`pt-BR` -> `pt`); a
@@ -27,7 +28,9 @@ use std::sync::Arc;
 
 use forumdex_corpus::Millis;
 use tantivy::collector::{Count, TopDocs};
-use tantivy::query::{BooleanQuery, BoostQuery, FuzzyTermQuery, Occur, Query, TermQuery};
+use tantivy::query::{
+    BooleanQuery, BoostQuery, ConstScoreQuery, FuzzyTermQuery, Occur, Query, TermQuery,
+};
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::snippet::SnippetGenerator;
 use tantivy::{Searcher, TantivyDocument, Term};
@@ -44,8 +47,9 @@ pub const RERANK_DEPTH: usize = 300;
 pub const FEW_HITS: u64 = 5;
 /// Hits returned.
 pub const DEFAULT_LIMIT: usize = 20;
-/// Boost of `title` over `content` in BM25.
-const TITLE_BOOST: f32 = 2.0;
+/// Score of a title match, times the term's IDF (a content match scores at most about
+/// `2.2 x IDF` in BM25).
+const TITLE_WEIGHT: f64 = 1.5;
 /// Half-life of the freshness decay, in days.
 const HALF_LIFE_DAYS: f64 = 180.0;
 /// Factor of replies when the query is a question.
@@ -265,7 +269,7 @@ fn run(
     Ok(outcome)
 }
 
-/// `title^2 OR content` over the terms the index's analyzer makes of `text`; `None` when it
+/// `title OR content` over the terms the index's analyzer makes of `text`; `None` when it
 /// makes none.
 fn text_query(target: &Target, fields: &Fields, text: &str) -> Option<Box<dyn Query>> {
     let mut analyzer = target.index.index.tokenizers().get(TEXT_ANALYZER)?;
@@ -278,16 +282,26 @@ fn text_query(target: &Target, fields: &Fields, text: &str) -> Option<Box<dyn Qu
     if words.is_empty() {
         return None;
     }
+    let searcher = &target.searcher;
+    let docs = searcher.num_docs() as f64;
     let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     for word in &words {
-        let title = TermQuery::new(
-            Term::from_field_text(fields.title, word),
-            IndexRecordOption::WithFreqsAndPositions,
-        );
-        clauses.push((
-            Occur::Should,
-            Box::new(BoostQuery::new(Box::new(title), TITLE_BOOST)),
-        ));
+        // Only opening posts have a searchable title, so BM25's length normalisation (an
+        // average over every document) would crush title matches: score them as a constant
+        // times the term's title IDF instead.
+        let title_term = Term::from_field_text(fields.title_text, word);
+        let title_df = searcher.doc_freq(&title_term).unwrap_or(0) as f64;
+        if title_df > 0.0 {
+            let idf = (1.0 + (docs - title_df + 0.5) / (title_df + 0.5)).ln();
+            let title = TermQuery::new(title_term, IndexRecordOption::WithFreqsAndPositions);
+            clauses.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(
+                    Box::new(ConstScoreQuery::new(Box::new(title), 1.0)),
+                    (TITLE_WEIGHT * idf) as f32,
+                )),
+            ));
+        }
         clauses.push((
             Occur::Should,
             Box::new(TermQuery::new(
@@ -376,7 +390,7 @@ fn highlight(
             continue;
         };
         for (name, field, max_chars) in [
-            ("title", fields.title, 300),
+            ("title", fields.title_text, 300),
             ("content", fields.content, 200),
         ] {
             let key = (*at, field.field_id());
