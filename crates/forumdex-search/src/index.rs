@@ -495,11 +495,14 @@ fn writer_for<'a>(
     writers: &'a mut HashMap<String, (Arc<LangIndex>, IndexWriter)>,
     index: &Arc<LangIndex>,
 ) -> Result<&'a IndexWriter, SearchError> {
-    if !writers.contains_key(&index.key) {
-        let writer = index.index.writer_with_num_threads(1, WRITER_BYTES)?;
-        writers.insert(index.key.clone(), (Arc::clone(index), writer));
-    }
-    Ok(&writers.get(&index.key).expect("inserted above").1)
+    let entry = match writers.entry(index.key.clone()) {
+        std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
+        std::collections::hash_map::Entry::Vacant(entry) => {
+            let writer = index.index.writer_with_num_threads(1, WRITER_BYTES)?;
+            entry.insert((Arc::clone(index), writer))
+        }
+    };
+    Ok(&entry.1)
 }
 
 fn read_state(root: &Path) -> Result<Option<State>, SearchError> {

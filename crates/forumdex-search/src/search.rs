@@ -22,6 +22,7 @@
 //!   suggested as `did_you_mean`.
 //! - **Order** is by final score, ties by post ID, so equal inputs give equal outputs.
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::sync::Arc;
@@ -394,13 +395,15 @@ fn highlight(
             ("content", fields.content, 200),
         ] {
             let key = (*at, field.field_id());
-            if !generators.contains_key(&key) {
-                let mut generator =
-                    SnippetGenerator::create(&targets[*at].searcher, &**query, field)?;
-                generator.set_max_num_chars(max_chars);
-                generators.insert(key, generator);
-            }
-            let generator = generators.get(&key).expect("inserted above");
+            let generator = match generators.entry(key) {
+                Entry::Occupied(entry) => entry.into_mut(),
+                Entry::Vacant(entry) => {
+                    let mut generator =
+                        SnippetGenerator::create(&targets[*at].searcher, &**query, field)?;
+                    generator.set_max_num_chars(max_chars);
+                    entry.insert(generator)
+                }
+            };
             let source = if name == "title" {
                 &hit.title
             } else {
