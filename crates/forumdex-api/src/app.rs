@@ -37,6 +37,8 @@ pub struct App {
     pub metrics: Metrics,
     /// How forum and CDN URLs are built.
     pub links: Links,
+    /// The language indexes of post search (kept in sync by the server).
+    pub search: Arc<forumdex_search::SearchIndexes>,
 }
 
 /// The router: free endpoints, paid `/api/v1` operations behind [`pipeline::paid`], and the
@@ -46,6 +48,7 @@ pub fn router(app: Arc<App>) -> Router {
     // `paid` bounds the operation by `request_timeout_ms` itself: a timeout around it could
     // fire while the debit commits and answer 503 for a request that was charged.
     let paid = Router::new()
+        .route("/api/v1/search", get(routes::search::search))
         .route("/api/v1/posts/{id}", get(routes::lookups::post))
         .route("/api/v1/topics/{id}", get(routes::lookups::topic))
         .route("/api/v1/profiles/{id}", get(routes::lookups::profile))

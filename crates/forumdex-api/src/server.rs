@@ -23,6 +23,8 @@ use crate::wire::Links;
 const DRAIN: Duration = Duration::from_secs(10);
 /// How often superseded corpus versions are collected.
 const GC_EVERY: Duration = Duration::from_secs(60);
+/// How often the search indexes catch up with the corpus.
+const SYNC_EVERY: Duration = Duration::from_secs(2);
 /// The file holding the cursor signing secret, inside the data folder.
 pub const CURSOR_SECRET_FILE: &str = "cursor-secret";
 
@@ -39,6 +41,8 @@ impl Server {
         let corpus = SqliteCorpusStore::open(data_dir).context("opening the corpus")?;
         let accounts =
             SqliteAccountStore::open_in(data_dir).context("opening the accounts database")?;
+        let search =
+            forumdex_search::SearchIndexes::open(data_dir).context("opening the search indexes")?;
         let cursor_secret = load_or_create_secret(&data_dir.join(CURSOR_SECRET_FILE))?;
         let tls = match settings.tls() {
             Some((cert, key)) => {
@@ -74,6 +78,7 @@ impl Server {
             cursor_secret,
             metrics: Metrics::default(),
             links,
+            search: Arc::new(search),
         });
         Ok(Self { listener, app, tls })
     }
@@ -104,6 +109,7 @@ impl Server {
             stopper.graceful_shutdown(Some(DRAIN));
         });
         let collector = tokio::spawn(collect_garbage(Arc::clone(&self.app)));
+        let indexer = tokio::spawn(sync_search(Arc::clone(&self.app)));
         let service =
             router(Arc::clone(&self.app)).into_make_service_with_connect_info::<SocketAddr>();
         let scheme = if self.tls.is_some() { "https" } else { "http" };
@@ -123,6 +129,7 @@ impl Server {
             }
         };
         collector.abort();
+        indexer.abort();
         result.context("serving")
     }
 }
@@ -140,6 +147,25 @@ async fn collect_garbage(app: Arc<App>) {
             Ok(Err(err)) => tracing::warn!(error = %err, "corpus garbage collection failed"),
             Err(err) => tracing::warn!(error = %err, "corpus garbage collection task failed"),
         }
+    }
+}
+
+/// Brings the search indexes up to the corpus at start and every [`SYNC_EVERY`], so an
+/// import is searchable within seconds.
+async fn sync_search(app: Arc<App>) {
+    loop {
+        let (search, corpus) = (Arc::clone(&app.search), Arc::clone(&app.corpus));
+        match tokio::task::spawn_blocking(move || search.sync(corpus.as_ref())).await {
+            Ok(Ok(report)) if report.posts_indexed > 0 => tracing::info!(
+                posts = report.posts_indexed,
+                synced_seq = report.synced_seq,
+                "search indexes synced"
+            ),
+            Ok(Ok(_)) => {}
+            Ok(Err(err)) => tracing::warn!(error = %err, "search index sync failed"),
+            Err(err) => tracing::warn!(error = %err, "search index sync task failed"),
+        }
+        tokio::time::sleep(SYNC_EVERY).await;
     }
 }
 

@@ -51,6 +51,10 @@ pub enum Command {
     Credits(commands::credits::CreditsArgs),
     /// Issue, list, revoke, renew and restrict API keys.
     Keys(commands::keys::KeysArgs),
+    /// Rebuild every search index from the corpus.
+    Reindex(commands::reindex::ReindexArgs),
+    /// Measure search relevance (MRR@10, recall@10) over a query set.
+    Relevance(commands::relevance::RelevanceArgs),
 }
 
 #[cfg(test)]

@@ -8,4 +8,5 @@ mod metering;
 mod ops;
 mod race;
 mod resources;
+mod search;
 mod tls;

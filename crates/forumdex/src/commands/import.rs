@@ -36,6 +36,7 @@ pub fn run(global: &GlobalArgs, args: ImportArgs) -> anyhow::Result<()> {
     }
     let store = SqliteCorpusStore::open(&global.data)?;
     let summary = import(&store, &sources, args.batch_size as usize, !global.json)?;
+    sync_search(global, &store);
     if global.json {
         print_json(&summary)
     } else {
@@ -51,6 +52,17 @@ pub fn run(global: &GlobalArgs, args: ImportArgs) -> anyhow::Result<()> {
             summary.rejected
         );
         Ok(())
+    }
+}
+
+/// Makes the import searchable without a running server. A failure (say, a running server
+/// holds the index writer) is only a warning: the server's own sync picks the import up.
+fn sync_search(global: &GlobalArgs, store: &SqliteCorpusStore) {
+    let synced = forumdex_search::SearchIndexes::open(&global.data).and_then(|i| i.sync(store));
+    if let Err(err) = synced {
+        eprintln!(
+            "warning: the search indexes were not updated ({err}); `forumdex serve` or `forumdex reindex` will do it"
+        );
     }
 }
 

@@ -6,6 +6,8 @@ pub mod demo;
 pub mod generate;
 pub mod import;
 pub mod keys;
+pub mod reindex;
+pub mod relevance;
 pub mod serve;
 
 use anyhow::Context;
@@ -25,6 +27,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Accounts(args) => accounts::run(&global, args),
         Command::Credits(args) => credits::run(&global, args),
         Command::Keys(args) => keys::run(&global, args),
+        Command::Reindex(args) => reindex::run(&global, args),
+        Command::Relevance(args) => relevance::run(&global, args),
     }
 }
 

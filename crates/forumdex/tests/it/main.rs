@@ -4,3 +4,4 @@
 mod accounts;
 mod helpers;
 mod import_cli;
+mod search_cli;

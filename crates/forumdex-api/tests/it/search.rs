@@ -1,0 +1,179 @@
+//! `GET /api/v1/search`: every 400 rule, and a 200 carrying the contract's required fields.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::ConnectInfo;
+use axum::http::{Request, StatusCode};
+use forumdex_accounts::{Allowlist, Email, KeyLifetime, NewKey};
+use forumdex_api::app::router;
+use forumdex_api::{App, Server, Settings};
+use forumdex_corpus::{Millis, Observation};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+use tower::ServiceExt;
+
+struct Fixture {
+    app: Arc<App>,
+    key: String,
+    _dir: TempDir,
+}
+
+async fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().expect("a temp folder");
+    let settings =
+        Settings::load(None, [], &[("listen", "127.0.0.1:0".to_owned())]).expect("valid settings");
+    let server = Server::build(settings, dir.path())
+        .await
+        .expect("the server builds");
+    let app = Arc::clone(server.app());
+    let now = chrono::Utc::now();
+    let account = app
+        .accounts
+        .create_account(&Email::parse("dev@example.com").unwrap(), 100, now)
+        .unwrap();
+    let new = NewKey {
+        lifetime: KeyLifetime::None,
+        allow: Allowlist::default(),
+        name: None,
+    };
+    let key = app.accounts.create_key(account, &new, now).unwrap();
+    let lines = [
+        json!({"kind": "board", "board_id": 1, "name": "Mining", "observed_at": "2024-03-01T12:00:00Z"}),
+        json!({
+            "kind": "post", "post_id": 11, "topic_id": 3, "board_id": 1, "is_op": true,
+            "title": "Overclocking the antminer", "author": {"profile_id": 5, "username": "rigger"},
+            "posted_at": "2015-06-01T08:00:00Z", "language": "en",
+            "content_html": "My antminer runs hot when overclocked. Which firmware do you use?",
+            "observed_at": "2024-03-01T12:00:00Z",
+        }),
+        json!({
+            "kind": "post", "post_id": 12, "topic_id": 3, "title": "Re: Overclocking the antminer",
+            "author": {"profile_id": 6, "username": "helper"}, "language": "en",
+            "content_html": "Undated reply: flash the stock antminer firmware and lower the frequency.",
+            "observed_at": "2024-03-01T12:00:00Z",
+        }),
+    ];
+    let observations: Vec<Observation> = lines
+        .iter()
+        .map(|l| Observation::parse_line(l.to_string().as_bytes()).unwrap())
+        .collect();
+    app.corpus
+        .import_batch(&observations, Millis::now())
+        .unwrap();
+    app.search.sync(app.corpus.as_ref()).unwrap();
+    Fixture {
+        app,
+        key: key.secret.expose_secret().to_owned(),
+        _dir: dir,
+    }
+}
+
+async fn get(fixture: &Fixture, query: &str) -> (StatusCode, Value) {
+    let mut request = Request::get(format!("/api/v1/search{query}"))
+        .header("Authorization", format!("Bearer {}", fixture.key))
+        .body(Body::empty())
+        .unwrap();
+    request
+        .extensions_mut()
+        .insert(ConnectInfo(SocketAddr::from(([127, 0, 0, 1], 40000))));
+    let response = router(Arc::clone(&fixture.app))
+        .oneshot(request)
+        .await
+        .unwrap();
+    let status = response.status();
+    let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
+        .await
+        .unwrap();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
+
+#[tokio::test]
+async fn every_invalid_parameter_is_a_400_without_charge() {
+    let fixture = fixture().await;
+    let long = "a".repeat(513);
+    let cases = [
+        "".to_owned(),
+        "?lang=en".to_owned(),
+        "?q=".to_owned(),
+        format!("?q={long}"),
+        "?q=x&q=y".to_owned(),
+        "?q=x&size=5".to_owned(),
+        "?q=x&lang=EN".to_owned(),
+        "?q=x&lang=eng".to_owned(),
+        "?q=x&lang=pt-br".to_owned(),
+        "?q=x&lang=".to_owned(),
+        "?q=x&freshness=0".to_owned(),
+        "?q=x&freshness=true".to_owned(),
+        "?q=x&include_low_quality=yes".to_owned(),
+        "?q=x&include_low_quality=".to_owned(),
+    ];
+    for case in &cases {
+        let (status, body) = get(&fixture, case).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{case}: {body}");
+        assert_eq!(body["creditsCharged"], 0, "{case}");
+        assert!(body["error"].is_string(), "{case}");
+    }
+    // 512 characters (multi-byte ones too) are fine.
+    let (status, _) = get(&fixture, &format!("?q={}", "é".repeat(512))).await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_search_returns_the_contract_fields() {
+    let fixture = fixture().await;
+    let (status, body) = get(
+        &fixture,
+        "?q=antminer%20firmware&lang=en&include_low_quality=1",
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    for field in ["query", "lang", "total", "hits"] {
+        assert!(!body[field].is_null(), "{field} missing: {body}");
+    }
+    assert_eq!(body["query"], "antminer firmware");
+    assert_eq!(body["lang"], "en");
+    assert_eq!(body["total"], 2);
+    let hits = body["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 2);
+    for hit in hits {
+        for field in [
+            "post_id", "topic_id", "title", "content", "author", "date", "lang", "score",
+        ] {
+            assert!(!hit[field].is_null(), "{field} missing: {hit}");
+        }
+        assert!(hit["score"].is_number());
+        assert!(hit["date"].as_str().unwrap().ends_with('Z'));
+        assert_eq!(hit["ranking_model_version"], "fdx-rank-1");
+    }
+    let op = hits.iter().find(|h| h["post_id"] == 11).unwrap();
+    assert_eq!(op["date"], "2015-06-01T08:00:00.000Z");
+    assert_eq!(op["board_name"], "Mining");
+    assert_eq!(op["author_uid"], 5);
+    assert!(
+        op["highlight"]["content"][0]
+            .as_str()
+            .unwrap()
+            .contains("<mark>antminer</mark>")
+    );
+    let undated = hits.iter().find(|h| h["post_id"] == 12).unwrap();
+    assert_eq!(undated["date_source"], "indexed_at");
+}
+
+#[tokio::test]
+async fn lang_without_an_index_and_region_suffixes_answer_200() {
+    let fixture = fixture().await;
+    let (status, body) = get(&fixture, "?q=antminer&lang=ja").await;
+    assert_eq!((status, body["total"].as_u64()), (StatusCode::OK, Some(0)));
+    let (status, body) = get(&fixture, "?q=antminer&lang=en-GB&freshness=1").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        (body["lang"].as_str(), body["index"].as_str()),
+        (Some("en-GB"), Some("en"))
+    );
+    assert_eq!(body["freshness"], true);
+}

@@ -1,0 +1,526 @@
+//! The per-language indexes under `<data>/search/` and their synchronisation with the corpus.
+//!
+//! Layout: `<data>/search/<key>/` is one tantivy index per language key (see
+//! [`crate::analysis`]), `<data>/search/state.json` records the corpus sequence the indexes
+//! reflect (`synced_seq`) and the schema/analysis [`VERSION`].
+//!
+//! **Sync invariant.** After a sync window `(since, upto]` every touched index is committed
+//! first and `state.json` is replaced (write + rename) second, so the recorded sequence never
+//! runs ahead of what the indexes hold. A crash in between replays the window, which is
+//! harmless: every change deletes the post's previous document (by `post_id`, in every index
+//! that holds it) before adding the new one, so each post has at most one document.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+use forumdex_corpus::{ChangePosition, CorpusStore, Millis, PostDoc, text::html_to_text};
+use serde::{Deserialize, Serialize};
+use tantivy::collector::{Count, TopDocs};
+use tantivy::query::TermQuery;
+use tantivy::schema::{
+    FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing,
+    TextOptions, Value,
+};
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
+
+use crate::SearchError;
+use crate::analysis::{self, PLAIN_ANALYZER, TEXT_ANALYZER};
+use crate::quality::{self, Quality};
+
+/// Version of the schema and analyzers; indexes written by another version are rebuilt.
+pub const VERSION: u32 = 3;
+/// Corpus sequences indexed per commit.
+const WINDOW: i64 = 8;
+/// Posts read from the corpus per call.
+const PAGE: usize = 2_000;
+/// Memory budget of one index writer, in bytes.
+const WRITER_BYTES: usize = 40_000_000;
+const STATE_FILE: &str = "state.json";
+
+/// The fields of every language index.
+#[derive(Debug, Clone, Copy)]
+pub struct Fields {
+    /// Forum post ID (indexed: the delete key).
+    pub post_id: Field,
+    /// Topic ID.
+    pub topic_id: Field,
+    /// Post subject (stored).
+    pub title: Field,
+    /// The subject as searched, for opening posts only: replies repeat the topic's title
+    /// (`Re: ...`, or verbatim), which would make every reply of a topic match its words.
+    pub title_text: Field,
+    /// The subject without its `Re: ` prefix (stored).
+    pub topic_title: Field,
+    /// Plain text of the post (analyzed, stored for highlights).
+    pub content: Field,
+    /// Title and content, lowercased and folded but not stemmed: the spelling dictionary.
+    pub spell: Field,
+    /// Author username.
+    pub author: Field,
+    /// Author profile ID (absent for guests).
+    pub author_uid: Field,
+    /// Board ID (absent when unknown).
+    pub board_id: Field,
+    /// Board name.
+    pub board_name: Field,
+    /// `posted_at`, else `indexed_at`, in ms.
+    pub date: Field,
+    /// 1 when `date` is `indexed_at` because the post has no `posted_at`.
+    pub undated: Field,
+    /// The post's language code, or `und`.
+    pub lang: Field,
+    /// 1 for an opening post.
+    pub is_op: Field,
+    /// Merit total.
+    pub merit: Field,
+    /// Quality scores.
+    pub spam_score: Field,
+    /// See [`crate::quality::ai_score`].
+    pub ai_score: Field,
+    /// See [`crate::quality::health_score`].
+    pub health_score: Field,
+    /// 1 for a low-quality reply (filtered by default).
+    pub hidden: Field,
+    /// Near-duplicate key (author + normalised text).
+    pub dup_key: Field,
+}
+
+/// The schema every language index has.
+pub fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let text = |tokenizer: &str, record: IndexRecordOption| {
+        TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(tokenizer)
+                .set_index_option(record),
+        )
+    };
+    let full = IndexRecordOption::WithFreqsAndPositions;
+    let fields = Fields {
+        post_id: b.add_i64_field("post_id", INDEXED | STORED | FAST),
+        topic_id: b.add_i64_field("topic_id", STORED),
+        title: b.add_text_field("title", STORED),
+        title_text: b.add_text_field("title_text", text(TEXT_ANALYZER, full)),
+        topic_title: b.add_text_field("topic_title", STORED),
+        content: b.add_text_field("content", text(TEXT_ANALYZER, full).set_stored()),
+        spell: b.add_text_field("spell", text(PLAIN_ANALYZER, IndexRecordOption::Basic)),
+        author: b.add_text_field("author", STRING | STORED),
+        author_uid: b.add_i64_field("author_uid", INDEXED | STORED),
+        board_id: b.add_i64_field("board_id", INDEXED | STORED),
+        board_name: b.add_text_field("board_name", STORED),
+        date: b.add_i64_field("date", STORED | FAST),
+        undated: b.add_u64_field("undated", STORED),
+        lang: b.add_text_field("lang", STRING | STORED),
+        is_op: b.add_u64_field("is_op", STORED | FAST),
+        merit: b.add_i64_field("merit", STORED | FAST),
+        spam_score: b.add_f64_field("spam_score", STORED),
+        ai_score: b.add_f64_field("ai_score", STORED),
+        health_score: b.add_f64_field("health_score", STORED | FAST),
+        hidden: b.add_u64_field("hidden", INDEXED | STORED),
+        dup_key: b.add_text_field("dup_key", STRING),
+    };
+    (b.build(), fields)
+}
+
+/// One language's index and its long-lived reader.
+pub struct LangIndex {
+    /// The language key (`en`, `und`, ...).
+    pub key: String,
+    /// The tantivy index.
+    pub index: Index,
+    /// Its reader (reloaded after each commit; searches take a fresh searcher from it).
+    pub reader: IndexReader,
+}
+
+/// What `state.json` holds.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+struct State {
+    version: u32,
+    synced_seq: i64,
+}
+
+/// What a sync did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SyncReport {
+    /// The corpus sequence the indexes reflected before.
+    pub from_seq: i64,
+    /// The corpus sequence they reflect now.
+    pub synced_seq: i64,
+    /// Posts (re)indexed.
+    pub posts_indexed: u64,
+    /// Of those, low-quality replies (filtered by default).
+    pub posts_hidden: u64,
+    /// Documents per language index after the sync.
+    pub indexes: BTreeMap<String, u64>,
+}
+
+/// Every language index of a data folder. Searches run concurrently with a sync; syncs are
+/// serialised (and tantivy's writer lock keeps other processes out while one runs).
+pub struct SearchIndexes {
+    root: PathBuf,
+    fields: Fields,
+    schema: Schema,
+    indexes: RwLock<BTreeMap<String, Arc<LangIndex>>>,
+    seen_state: Mutex<Option<State>>,
+    sync_lock: Mutex<()>,
+}
+
+impl SearchIndexes {
+    /// Opens (creating when missing) `<data_dir>/search`. Indexes of another [`VERSION`] are
+    /// deleted, so the next sync rebuilds them.
+    pub fn open(data_dir: &Path) -> Result<Self, SearchError> {
+        let root = data_dir.join("search");
+        std::fs::create_dir_all(&root).map_err(|e| io_error(&root, e))?;
+        if let Some(state) = read_state(&root)?
+            && state.version != VERSION
+        {
+            tracing::info!(
+                found = state.version,
+                wanted = VERSION,
+                "search indexes are outdated: rebuilding"
+            );
+            wipe(&root)?;
+        }
+        let (schema, fields) = schema();
+        let this = Self {
+            root,
+            fields,
+            schema,
+            indexes: RwLock::new(BTreeMap::new()),
+            seen_state: Mutex::new(None),
+            sync_lock: Mutex::new(()),
+        };
+        this.refresh()?;
+        Ok(this)
+    }
+
+    /// The fields of every index.
+    pub fn fields(&self) -> &Fields {
+        &self.fields
+    }
+
+    /// The index of language key `key`, when one exists.
+    pub fn get(&self, key: &str) -> Option<Arc<LangIndex>> {
+        self.indexes.read().expect("not poisoned").get(key).cloned()
+    }
+
+    /// Every index, by key.
+    pub fn all(&self) -> Vec<Arc<LangIndex>> {
+        self.indexes
+            .read()
+            .expect("not poisoned")
+            .values()
+            .cloned()
+            .collect()
+    }
+
+    /// The corpus sequence the indexes reflect (0 before the first sync).
+    pub fn synced_seq(&self) -> Result<i64, SearchError> {
+        Ok(read_state(&self.root)?.map_or(0, |s| s.synced_seq))
+    }
+
+    /// Documents per index.
+    pub fn doc_counts(&self) -> BTreeMap<String, u64> {
+        self.all()
+            .iter()
+            .map(|i| (i.key.clone(), i.reader.searcher().num_docs()))
+            .collect()
+    }
+
+    /// Opens indexes another process created and reloads readers when another process
+    /// committed (its `state.json` changed).
+    fn refresh(&self) -> Result<(), SearchError> {
+        let entries = std::fs::read_dir(&self.root).map_err(|e| io_error(&self.root, e))?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Some(key) = path.file_name().and_then(|n| n.to_str()).map(str::to_owned) else {
+                continue;
+            };
+            if path.is_dir() && path.join("meta.json").is_file() && self.get(&key).is_none() {
+                self.open_index(&key)?;
+            }
+        }
+        let state = read_state(&self.root)?;
+        let mut seen = self.seen_state.lock().expect("not poisoned");
+        if *seen != state {
+            for index in self.all() {
+                index.reader.reload()?;
+            }
+            *seen = state;
+        }
+        Ok(())
+    }
+
+    /// Opens or creates the index of `key`.
+    fn open_index(&self, key: &str) -> Result<Arc<LangIndex>, SearchError> {
+        let mut map = self.indexes.write().expect("not poisoned");
+        if let Some(found) = map.get(key) {
+            return Ok(Arc::clone(found));
+        }
+        let dir = self.root.join(key);
+        std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
+        let directory = tantivy::directory::MmapDirectory::open(&dir)
+            .map_err(|e| SearchError::Index(e.to_string()))?;
+        let index = Index::open_or_create(directory, self.schema.clone())?;
+        analysis::register(&index, key);
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        let lang_index = Arc::new(LangIndex {
+            key: key.to_owned(),
+            index,
+            reader,
+        });
+        map.insert(key.to_owned(), Arc::clone(&lang_index));
+        Ok(lang_index)
+    }
+
+    /// Brings the indexes up to the corpus's newest snapshot, in windows of a few sequences,
+    /// each committed before `state.json` records it.
+    pub fn sync(&self, corpus: &dyn CorpusStore) -> Result<SyncReport, SearchError> {
+        let _serial = self.sync_lock.lock().expect("not poisoned");
+        self.refresh()?;
+        let snapshot = corpus.snapshot(Millis::now())?;
+        let mut since = self.synced_seq()?;
+        let mut report = SyncReport {
+            from_seq: since,
+            synced_seq: since,
+            ..SyncReport::default()
+        };
+        if snapshot.seq < since {
+            // The corpus is older than the indexes (restored or replaced): start over.
+            self.clear()?;
+            since = 0;
+            report.from_seq = 0;
+        }
+        while since < snapshot.seq {
+            let upto = (since + WINDOW).min(snapshot.seq);
+            self.sync_window(corpus, since, upto, &mut report)?;
+            since = upto;
+            report.synced_seq = upto;
+        }
+        report.indexes = self.doc_counts();
+        Ok(report)
+    }
+
+    /// Deletes every document and forgets the synced sequence, then syncs from the start:
+    /// what a change of analyzers or quality rules needs.
+    pub fn rebuild(&self, corpus: &dyn CorpusStore) -> Result<SyncReport, SearchError> {
+        {
+            let _serial = self.sync_lock.lock().expect("not poisoned");
+            self.refresh()?;
+            self.clear()?;
+        }
+        self.sync(corpus)
+    }
+
+    fn clear(&self) -> Result<(), SearchError> {
+        for index in self.all() {
+            let mut writer: IndexWriter = index.index.writer_with_num_threads(1, WRITER_BYTES)?;
+            writer.delete_all_documents()?;
+            writer.commit()?;
+            index.reader.reload()?;
+        }
+        self.write_state(0)
+    }
+
+    fn write_state(&self, synced_seq: i64) -> Result<(), SearchError> {
+        let state = State {
+            version: VERSION,
+            synced_seq,
+        };
+        let path = self.root.join(STATE_FILE);
+        let tmp = self.root.join(format!("{STATE_FILE}.tmp"));
+        let text = serde_json::to_string(&state).expect("a plain struct serializes");
+        std::fs::write(&tmp, text).map_err(|e| io_error(&tmp, e))?;
+        std::fs::rename(&tmp, &path).map_err(|e| io_error(&path, e))?;
+        *self.seen_state.lock().expect("not poisoned") = Some(state);
+        Ok(())
+    }
+
+    fn sync_window(
+        &self,
+        corpus: &dyn CorpusStore,
+        since: i64,
+        upto: i64,
+        report: &mut SyncReport,
+    ) -> Result<(), SearchError> {
+        let mut writers: HashMap<String, (Arc<LangIndex>, IndexWriter)> = HashMap::new();
+        let mut seen_dups: HashMap<String, i64> = HashMap::new();
+        let mut after = ChangePosition::default();
+        loop {
+            let page = corpus.posts_changed(since, upto, after, PAGE)?;
+            let Some((last, _)) = page.last() else { break };
+            after = *last;
+            let short = page.len() < PAGE;
+            // From sequence 0 the indexes are empty: no previous versions to look for.
+            let others = if since == 0 { Vec::new() } else { self.all() };
+            let searchers: Vec<_> = others.iter().map(|i| i.reader.searcher()).collect();
+            for (_, post) in &page {
+                let key = analysis::index_key_for(post.language.as_deref());
+                let id_term = Term::from_field_i64(self.fields.post_id, post.post_id);
+                // Remove the previous version wherever it is (its language may have changed).
+                for (other, searcher) in others.iter().zip(&searchers) {
+                    if other.key != key && holds(searcher, &id_term)? {
+                        writer_for(&mut writers, other)?.delete_term(id_term.clone());
+                    }
+                }
+                let target = self.open_index(&key)?;
+                let (doc, hidden) = self.document(post, &target, &mut seen_dups)?;
+                let writer = writer_for(&mut writers, &target)?;
+                writer.delete_term(id_term);
+                writer.add_document(doc)?;
+                report.posts_indexed += 1;
+                report.posts_hidden += u64::from(hidden);
+            }
+            if short {
+                break;
+            }
+        }
+        for (_, (index, mut writer)) in writers {
+            writer.commit()?;
+            index.reader.reload()?;
+            writer.wait_merging_threads()?;
+        }
+        self.write_state(upto)
+    }
+
+    /// The document of `post` and whether it is a hidden (low-quality) reply.
+    fn document(
+        &self,
+        post: &PostDoc,
+        target: &LangIndex,
+        seen_dups: &mut HashMap<String, i64>,
+    ) -> Result<(TantivyDocument, bool), SearchError> {
+        let f = &self.fields;
+        let text = html_to_text(&post.content_html);
+        let merit = post.merit.counts.total;
+        let quality = Quality::of(&text, &post.content_html, merit);
+        let dup_key = quality::duplicate_key(&post.author_name, &text);
+        let duplicate = match &dup_key {
+            Some(k) => {
+                let earlier_here = seen_dups.get(k).is_some_and(|&id| id != post.post_id);
+                seen_dups.entry(k.clone()).or_insert(post.post_id);
+                earlier_here || self.duplicate_in(target, k, post.post_id)?
+            }
+            None => false,
+        };
+        let hidden = !post.is_op && (quality.is_low() || duplicate);
+        let mut doc = TantivyDocument::new();
+        doc.add_i64(f.post_id, post.post_id);
+        doc.add_i64(f.topic_id, post.topic_id);
+        doc.add_text(f.title, &post.title);
+        if post.is_op {
+            doc.add_text(f.title_text, &post.title);
+        }
+        doc.add_text(f.topic_title, topic_title(&post.title));
+        doc.add_text(f.content, &text);
+        doc.add_text(f.spell, &post.title);
+        doc.add_text(f.spell, &text);
+        doc.add_text(f.author, &post.author_name);
+        if let Some(uid) = post.author_id {
+            doc.add_i64(f.author_uid, uid);
+        }
+        if let Some(board_id) = post.board.board_id {
+            doc.add_i64(f.board_id, board_id);
+        }
+        doc.add_text(f.board_name, &post.board.name);
+        doc.add_i64(f.date, post.posted_at.unwrap_or(post.indexed_at).0);
+        doc.add_u64(f.undated, u64::from(post.posted_at.is_none()));
+        doc.add_text(
+            f.lang,
+            post.language.as_deref().unwrap_or(analysis::UNDETERMINED),
+        );
+        doc.add_u64(f.is_op, u64::from(post.is_op));
+        doc.add_i64(f.merit, merit);
+        doc.add_f64(f.spam_score, round3(quality.spam));
+        doc.add_f64(f.ai_score, round3(quality.ai));
+        doc.add_f64(f.health_score, round3(quality.health));
+        doc.add_u64(f.hidden, u64::from(hidden));
+        if let Some(k) = dup_key {
+            doc.add_text(f.dup_key, k);
+        }
+        Ok((doc, hidden))
+    }
+
+    /// Whether a committed document of another post carries duplicate key `key`.
+    fn duplicate_in(
+        &self,
+        index: &LangIndex,
+        key: &str,
+        post_id: i64,
+    ) -> Result<bool, SearchError> {
+        let searcher = index.reader.searcher();
+        let query = TermQuery::new(
+            Term::from_field_text(self.fields.dup_key, key),
+            IndexRecordOption::Basic,
+        );
+        let found = searcher.search(&query, &TopDocs::with_limit(2).order_by_score())?;
+        for (_, address) in found {
+            let doc: TantivyDocument = searcher.doc(address)?;
+            if doc.get_first(self.fields.post_id).and_then(|v| v.as_i64()) != Some(post_id) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
+
+/// A reply's subject without `Re: ` prefixes: the topic's title as the post shows it.
+pub fn topic_title(title: &str) -> &str {
+    let mut rest = title.trim();
+    while let Some(stripped) = rest
+        .strip_prefix("Re:")
+        .or_else(|| rest.strip_prefix("RE:"))
+        .or_else(|| rest.strip_prefix("re:"))
+    {
+        rest = stripped.trim_start();
+    }
+    rest
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// Whether the committed index holds a live document with `term`.
+fn holds(searcher: &Searcher, term: &Term) -> Result<bool, SearchError> {
+    let query = TermQuery::new(term.clone(), IndexRecordOption::Basic);
+    Ok(searcher.search(&query, &Count)? > 0)
+}
+
+fn writer_for<'a>(
+    writers: &'a mut HashMap<String, (Arc<LangIndex>, IndexWriter)>,
+    index: &Arc<LangIndex>,
+) -> Result<&'a IndexWriter, SearchError> {
+    let entry = match writers.entry(index.key.clone()) {
+        std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
+        std::collections::hash_map::Entry::Vacant(entry) => {
+            let writer = index.index.writer_with_num_threads(1, WRITER_BYTES)?;
+            entry.insert((Arc::clone(index), writer))
+        }
+    };
+    Ok(&entry.1)
+}
+
+fn read_state(root: &Path) -> Result<Option<State>, SearchError> {
+    let path = root.join(STATE_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|e| SearchError::Index(format!("{}: {e}", path.display()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io_error(&path, e)),
+    }
+}
+
+fn wipe(root: &Path) -> Result<(), SearchError> {
+    std::fs::remove_dir_all(root).map_err(|e| io_error(root, e))?;
+    std::fs::create_dir_all(root).map_err(|e| io_error(root, e))
+}
+
+fn io_error(path: &Path, err: std::io::Error) -> SearchError {
+    SearchError::Index(format!("{}: {err}", path.display()))
+}

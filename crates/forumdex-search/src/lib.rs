@@ -1,0 +1,38 @@
+//! Full-text search over the corpus: one tantivy index per language under
+//! `<data>/search/<lang>/`, kept in step with the corpus by [`SearchIndexes::sync`], quality
+//! scores computed at index time ([`quality`]), and [`search`] (BM25 over title and content,
+//! re-ranked by quality, freshness and answer-seeking intent, with spelling correction and
+//! highlights).
+//!
+//! - [`analysis`]: language keys, the tokenizer and the per-language analyzers.
+//! - [`index`]: the schema, the index folder, incremental sync and rebuild.
+//! - [`quality`]: spam, AI-style and health heuristics.
+//! - [`search`]: queries, re-ranking, spelling and highlights.
+
+pub mod analysis;
+pub mod index;
+pub mod quality;
+pub mod search;
+
+pub use analysis::LangCode;
+pub use index::{SearchIndexes, SyncReport};
+pub use search::{Hit, SearchRequest, SearchResults, search};
+
+use forumdex_corpus::StoreError;
+
+/// Why indexing or searching failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    /// tantivy failed (I/O, a locked index, corruption).
+    #[error("search index: {0}")]
+    Index(String),
+    /// The corpus could not be read while syncing.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<tantivy::TantivyError> for SearchError {
+    fn from(err: tantivy::TantivyError) -> Self {
+        Self::Index(err.to_string())
+    }
+}

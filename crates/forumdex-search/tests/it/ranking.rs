@@ -1,0 +1,151 @@
+//! Re-ranking: freshness, the quality filter, answer seeking, determinism.
+
+use forumdex_search::SearchRequest;
+use serde_json::json;
+
+use crate::helpers::{World, ids, post};
+
+#[test]
+fn freshness_prefers_newer_posts_when_asked_or_detected() {
+    let world = World::new();
+    let text = |year: i32| {
+        format!(
+            "exchange listing announcement for the token, posted in the year {year} with details"
+        )
+    };
+    world.import_and_sync(&[
+        post(1, 1, &text(2013), json!({"posted_at": "2013-01-01T00:00:00Z", "merit": {"total": 40, "distinct_senders": 10, "transactions": 12}})),
+        post(2, 2, &text(2016), json!({"posted_at": "2016-01-01T00:00:00Z"})),
+        post(3, 3, &text(2019), json!({"posted_at": "2019-01-01T00:00:00Z"})),
+    ]);
+    let plain = world.search("exchange listing announcement");
+    assert!(!plain.freshness);
+    assert_eq!(plain.hits[0].post_id, 1, "merit wins without freshness");
+    let mut request = SearchRequest::new("exchange listing announcement");
+    request.freshness = true;
+    let fresh = world.run(request);
+    assert!(fresh.freshness);
+    assert_eq!(fresh.hits[0].post_id, 3);
+    assert!(fresh.hits[0].rank_source.contains("freshness"));
+    let detected = world.search("latest exchange listing announcement");
+    assert!(detected.freshness);
+    assert_eq!(detected.hits[0].post_id, 3);
+}
+
+#[test]
+fn low_quality_replies_are_left_out_unless_included() {
+    let world = World::new();
+    world.import_and_sync(&[
+        post(1, 1, "Presenting the moonbeam project: a new token for decentralized storage with a long whitepaper", json!({"is_op": true, "title": "[ANN] moonbeam project"})),
+        post(2, 1, "Nice project moonbeam!", json!({"author": {"profile_id": 8, "username": "farmer"}})),
+        post(3, 1, "Join the moonbeam bounty and airdrop, referral link: <a href=\"https://x.example/r\">https://x.example/r</a>", json!({"author": {"profile_id": 9, "username": "hunter"}})),
+        post(4, 1, "I read the moonbeam whitepaper; the storage proofs look sound but the token supply schedule is unclear to me.", json!({"author": {"profile_id": 10, "username": "reader"}})),
+    ]);
+    let filtered = world.search("moonbeam");
+    let mut got = ids(&filtered);
+    got.sort();
+    assert_eq!(got, [1, 4]);
+    assert_eq!(filtered.total, 2);
+    let mut request = SearchRequest::new("moonbeam");
+    request.include_low_quality = true;
+    let all = world.run(request);
+    assert_eq!(all.total, 4);
+    let spam = all.hits.iter().find(|h| h.post_id == 3).unwrap();
+    assert!(spam.spam_score >= 0.6, "{}", spam.spam_score);
+}
+
+#[test]
+fn opening_posts_are_never_filtered() {
+    let world = World::new();
+    world.import_and_sync(&[post(
+        1,
+        1,
+        "Nice project!",
+        json!({"is_op": true, "title": "nice"}),
+    )]);
+    assert_eq!(ids(&world.search("project")), [1]);
+}
+
+#[test]
+fn near_duplicate_replies_by_one_author_are_filtered() {
+    let world = World::new();
+    let text = "I think the quasar wallet is the safest choice for long term storage of coins";
+    let by = |id: i64, content: &str| {
+        post(
+            id,
+            1,
+            content,
+            json!({"author": {"profile_id": 3, "username": "copycat"}}),
+        )
+    };
+    world.import_and_sync(&[
+        post(
+            1,
+            1,
+            "Which wallet do you use for savings?",
+            json!({"is_op": true}),
+        ),
+        by(2, text),
+        by(3, &text.to_uppercase().replace(' ', "  ")),
+    ]);
+    world.import_and_sync(&[by(4, text)]);
+    assert_eq!(ids(&world.search("quasar")), [2]);
+}
+
+#[test]
+fn questions_favour_replies_over_the_question() {
+    let world = World::new();
+    world.import_and_sync(&[
+        post(1, 1, "How do I import a private key into electrum? I tried twice.", json!({"is_op": true, "title": "Need help with my wallet"})),
+        post(2, 1, "To import a private key in electrum open Wallet, then Private keys, then Import and paste the key.", json!({"author": {"profile_id": 8, "username": "helper"}})),
+    ]);
+    let score = |results: &forumdex_search::SearchResults, id: i64| {
+        results.hits.iter().find(|h| h.post_id == id).unwrap().score
+    };
+    let plain = world.search("import private key electrum");
+    assert!(!plain.answer_seeking);
+    let question = world.search("import private key electrum?");
+    assert!(question.answer_seeking);
+    let before = score(&plain, 2) / score(&plain, 1);
+    let after = score(&question, 2) / score(&question, 1);
+    assert!(
+        (after / before - forumdex_search::search::ANSWER_BOOST).abs() < 1e-3,
+        "{before} {after}"
+    );
+    assert_eq!(
+        question.hits[0].post_id,
+        2,
+        "{:?}",
+        question
+            .hits
+            .iter()
+            .map(|h| (h.post_id, h.bm25, h.score))
+            .collect::<Vec<_>>()
+    );
+    assert!(question.hits[0].rank_source.ends_with("+answer"));
+}
+
+#[test]
+fn equal_scores_are_ordered_by_post_id_and_results_repeat() {
+    let world = World::new();
+    let lines: Vec<String> = (1..=12)
+        .rev()
+        .map(|i| {
+            post(
+                i,
+                i,
+                "identical words about a cold storage setup",
+                json!({"author": {"profile_id": i, "username": format!("u{i}")}}),
+            )
+        })
+        .collect();
+    world.import_and_sync(&lines);
+    let first = world.search("cold storage");
+    assert_eq!(ids(&first), (1..=12).collect::<Vec<_>>());
+    assert_eq!(ids(&world.search("cold storage")), ids(&first));
+    let hit = &first.hits[0];
+    assert_eq!(
+        hit.highlight.get("content").unwrap()[0],
+        "identical words about a <mark>cold</mark> <mark>storage</mark> setup"
+    );
+}

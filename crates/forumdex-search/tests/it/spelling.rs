@@ -1,0 +1,69 @@
+//! Spelling correction from the index's own dictionary.
+
+use serde_json::json;
+
+use crate::helpers::{World, filler, ids, post};
+
+fn world() -> World {
+    let world = World::new();
+    let mut lines = filler(
+        100,
+        50,
+        20,
+        "the difficulty adjustment keeps blocks near ten minutes",
+    );
+    lines.extend(filler(
+        200,
+        51,
+        4,
+        "my transaction is unconfirmed since yesterday",
+    ));
+    lines.push(post(
+        1,
+        1,
+        "Why did the mining difficulty jump so much after the retarget?",
+        json!({"is_op": true, "title": "difficulty jump"}),
+    ));
+    world.import_and_sync(&lines);
+    world
+}
+
+#[test]
+fn a_one_edit_misspelling_is_corrected() {
+    let world = world();
+    let results = world.search("dificulty");
+    assert_eq!(results.corrected_query.as_deref(), Some("difficulty"));
+    assert!(results.total >= 20);
+    assert!(results.hits.iter().any(|h| h.post_id == 1));
+    let swapped = world.search("mining difficutly");
+    assert_eq!(
+        swapped.corrected_query.as_deref(),
+        Some("mining difficulty")
+    );
+    let longer = world.search("unconfrimed transaction");
+    assert_eq!(
+        longer.corrected_query.as_deref(),
+        Some("unconfirmed transaction")
+    );
+}
+
+#[test]
+fn correct_queries_are_left_alone() {
+    let world = world();
+    let results = world.search("difficulty");
+    assert_eq!(results.corrected_query, None);
+    assert_eq!(results.did_you_mean, None);
+}
+
+#[test]
+fn a_query_with_enough_hits_gets_did_you_mean_only() {
+    let world = world();
+    let results = world.search("adjustment dificulty");
+    assert_eq!(results.corrected_query, None);
+    assert_eq!(
+        results.did_you_mean.as_deref(),
+        Some("adjustment difficulty")
+    );
+    assert!(results.total >= 20);
+    assert!(!ids(&results).is_empty());
+}

@@ -1,0 +1,27 @@
+//! `forumdex import` makes posts searchable; `forumdex reindex --json` rebuilds and reports.
+
+use serde_json::json;
+
+use crate::helpers::json_ok;
+
+#[test]
+fn import_indexes_and_reindex_rebuilds() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = [
+        json!({"kind": "post", "post_id": 1, "topic_id": 1, "title": "Cold storage guide", "author": {"profile_id": 3, "username": "satoshi"}, "posted_at": "2012-01-01T00:00:00Z", "language": "en", "content_html": "How to keep coins in cold storage with a paper wallet.", "observed_at": "2024-03-01T12:00:00Z"}),
+        json!({"kind": "post", "post_id": 2, "topic_id": 1, "title": "Re: Cold storage guide", "author": {"profile_id": 4, "username": "hal"}, "posted_at": "2012-01-02T00:00:00Z", "language": "ru", "content_html": "Холодное хранение биткоинов на бумажном кошельке.", "observed_at": "2024-03-01T12:00:00Z"}),
+    ];
+    let corpus: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let file = dir.path().join("corpus.jsonl");
+    std::fs::write(&file, corpus).unwrap();
+    let data = dir.path().join("data");
+    json_ok(&data, &["import", file.to_str().unwrap()]);
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(data.join("search/state.json")).unwrap())
+            .unwrap();
+    assert_eq!(state["synced_seq"], 1, "the import synced the indexes");
+    let report = json_ok(&data, &["reindex"]);
+    assert_eq!(report["posts_indexed"], 2);
+    assert_eq!(report["synced_seq"], 1);
+    assert_eq!(report["indexes"], json!({"en": 1, "ru": 1}));
+}
