@@ -6,15 +6,13 @@
 const MIN_CHARS: usize = 12;
 /// Only the start of a long text is examined: trigram statistics settle within a few
 /// hundred characters, and detection cost grows with length.
-const SAMPLE_CHARS: usize = 240;
+const SAMPLE_CHARS: usize = 400;
 
 /// Detects the language of `text` as an ISO 639-1 code, or `None` when the text is too
 /// short, the guess is unreliable, or the language has no two-letter code.
 pub fn detect(text: &str) -> Option<&'static str> {
-    let sample = match text.char_indices().nth(SAMPLE_CHARS) {
-        Some((end, _)) => &text[..end],
-        None => text,
-    };
+    let sample = sample(text);
+    let sample = sample.as_str();
     if sample.chars().filter(|c| c.is_alphabetic()).count() < MIN_CHARS {
         return None;
     }
@@ -35,6 +33,27 @@ pub fn detect(text: &str) -> Option<&'static str> {
         return None;
     }
     iso_639_1(info.lang().code())
+}
+
+/// The first [`SAMPLE_CHARS`] characters of the words of `text`, links left out (a post
+/// that starts with image links is still detected by its prose).
+fn sample(text: &str) -> String {
+    let mut out = String::with_capacity(SAMPLE_CHARS + 16);
+    let mut chars = 0;
+    for word in text.split_whitespace() {
+        if word.contains("://") || word.starts_with("www.") {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+        chars += word.chars().count() + 1;
+        if chars >= SAMPLE_CHARS {
+            break;
+        }
+    }
+    out
 }
 
 /// Maps whatlang's ISO 639-3 codes onto ISO 639-1.
@@ -142,5 +161,7 @@ mod tests {
             assert_eq!(detect(text), Some(code), "{text}");
         }
         assert_eq!(detect("ok"), None);
+        let linked = "https://i.imgur.com/7hFIv7x.jpg https://i.imgur.com/BknOwwR.jpg https://i.imgur.com/9GiDftZ.jpg https://i.imgur.com/BaGwSN3.jpg https://i.imgur.com/WQaSivs.jpg As a globally integrated trading platform, the exchange provides reliable services such as spot trading.";
+        assert_eq!(detect(linked), Some("en"), "links are left out");
     }
 }
