@@ -4,6 +4,7 @@
 pub mod collections;
 pub mod health;
 pub mod lookups;
+pub mod openapi;
 
 use forumdex_corpus::{ForumId, MAX_ID};
 
