@@ -6,9 +6,11 @@
 use std::collections::BTreeSet;
 
 use reqwest::StatusCode;
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use crate::helpers::{TestServer, documented_operation, expect_error, header, openapi};
+use crate::helpers::{
+    TestServer, documented_operation, expect_error, header, openapi, schema_errors,
+};
 
 /// The committed document, as the server embeds it.
 const COMMITTED: &str = include_str!("../../openapi.json");
@@ -220,4 +222,70 @@ async fn undocumented_paths_are_not_routed() {
             expect_error(server.get(path, Some(&key)).await, StatusCode::NOT_FOUND).await;
         assert_eq!(body["error"], "no such route", "{path}");
     }
+}
+
+#[test]
+fn the_schemas_refuse_what_the_contract_forbids() {
+    let post = json!({
+        "object": "post", "post_id": 28, "topic_id": 5, "post_number": 0, "is_op": true,
+        "title": "Welcome",
+        "author": {"profile_id": 3, "username": "satoshi", "url": "https://forum.example/index.php?action=profile;u=3"},
+        "board": {"board_id": 1, "name": "Bitcoin Discussion"},
+        "language": "en", "posted_at": "2009-11-22T18:51:31.000Z",
+        "url": "https://forum.example/index.php?topic=5.msg28#msg28",
+        "topic_url": "https://forum.example/index.php?topic=5.0",
+        "content_html": "Welcome to the forum.", "indexed_at": null,
+        "merit": {"total": 12, "distinct_senders": 4, "transactions": 5, "observed_at": null},
+    });
+    assert_eq!(schema_errors(&post, "Post"), Vec::<String>::new());
+    let mut optional_absent = post.clone();
+    for name in ["post_number", "language", "posted_at"] {
+        optional_absent
+            .as_object_mut()
+            .expect("object")
+            .remove(name);
+    }
+    assert!(
+        schema_errors(&optional_absent, "Post").is_empty(),
+        "optional fields"
+    );
+    let broken = |pointer: &str, value: Option<Value>| {
+        let mut body = post.clone();
+        let (parent, name) = pointer.rsplit_once('/').expect("a pointer");
+        let object = body
+            .pointer_mut(parent)
+            .and_then(Value::as_object_mut)
+            .expect("parent object");
+        match value {
+            Some(value) => object.insert(name.to_owned(), value),
+            None => object.remove(name),
+        };
+        body
+    };
+    for (pointer, value) in [
+        ("/merit", None),
+        ("/indexed_at", None),
+        ("/author/url", None),
+        ("/extra", Some(json!(1))),
+        ("/author/extra", Some(json!(1))),
+        ("/object", Some(json!("topic"))),
+        ("/posted_at", Some(json!("2009-11-22 18:51"))),
+        ("/url", Some(json!(null))),
+        ("/merit/total", Some(json!(-1))),
+        ("/post_id", Some(json!("28"))),
+    ] {
+        let body = broken(pointer, value);
+        assert!(
+            !schema_errors(&body, "Post").is_empty(),
+            "{pointer}: {body}"
+        );
+    }
+    let error = json!({"error": "x", "requestId": "3f1c1f5e-8f0a-4d53-9a4b-0a3c2d1e0f00", "creditsCharged": 0, "more": true});
+    assert!(
+        schema_errors(&error, "Error").is_empty(),
+        "additional properties allowed"
+    );
+    assert!(!schema_errors(&json!({"requestId": "x"}), "Error").is_empty());
+    assert!(!schema_errors(&json!({"error": "x", "creditsCharged": 2}), "Error").is_empty());
+    assert!(!schema_errors(&json!({"error": "x", "requestId": "no-uuid"}), "Error").is_empty());
 }

@@ -332,15 +332,27 @@ fn validator(schema: &Value) -> jsonschema::Validator {
         .unwrap_or_else(|err| panic!("schema {schema} does not compile: {err}"))
 }
 
-fn assert_valid(validator: &jsonschema::Validator, body: &Value, what: &str) {
-    let errors: Vec<String> = validator
+fn errors(validator: &jsonschema::Validator, body: &Value) -> Vec<String> {
+    validator
         .iter_errors(body)
         .map(|err| format!("{}: {err}", err.instance_path()))
-        .collect();
+        .collect()
+}
+
+fn assert_valid(validator: &jsonschema::Validator, body: &Value, what: &str) {
+    let errors = errors(validator, body);
     assert!(
         errors.is_empty(),
         "body does not match {what}: {errors:#?}\n{body}"
     );
+}
+
+/// Why `body` is not valid against `components.schemas.<schema_name>` (empty: it is).
+pub fn schema_errors(body: &Value, schema_name: &str) -> Vec<String> {
+    let validator = validators()
+        .get(schema_name)
+        .unwrap_or_else(|| panic!("openapi.json has no schema {schema_name}"));
+    errors(validator, body)
 }
 
 /// Panics unless `body` is valid against `components.schemas.<schema_name>` of the document.
