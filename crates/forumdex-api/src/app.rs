@@ -68,6 +68,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/healthz", get(routes::health::healthz))
         .route("/readyz", get(routes::health::readyz))
         .route("/metrics", get(routes::health::metrics))
+        .route("/api/v1/openapi.json", get(routes::openapi::document))
         .route_layer(
             ServiceBuilder::new()
                 .layer(HandleErrorLayer::new(overloaded))

@@ -4,6 +4,7 @@
 pub mod collections;
 pub mod health;
 pub mod lookups;
+pub mod openapi;
 pub mod search;
 
 use forumdex_corpus::{ForumId, MAX_ID};

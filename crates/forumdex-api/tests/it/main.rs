@@ -2,6 +2,7 @@
 //! port 0 over a temporary data folder, driven with `reqwest`. One binary (STYLE.md).
 
 mod auth;
+mod contract;
 mod errors;
 mod helpers;
 mod metering;

@@ -183,6 +183,7 @@ impl Api {
         let text = response.text().await.expect("body");
         let body = serde_json::from_str(&text)
             .unwrap_or_else(|err| panic!("{path_and_query}: body is not JSON ({err}): {text}"));
+        crate::helpers::assert_documented_response(path_and_query, status, &body);
         Resp {
             status,
             body,
@@ -235,6 +236,7 @@ pub fn assert_error_body(body: &Value) {
     let request_id = body["requestId"].as_str().expect("requestId");
     assert!(uuid::Uuid::parse_str(request_id).is_ok(), "{body}");
     assert_eq!(body["creditsCharged"], 0, "{body}");
+    crate::helpers::assert_matches_schema(body, "Error");
 }
 
 /// Whether `text` matches `^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`.
