@@ -90,6 +90,7 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> anyhow::Result<()> {
                 println!("    curl {auth} '{base}/api/v1/profiles/{author}/posts?limit=5'");
             }
         }
+        println!("    curl {auth} '{base}/api/v1/search?q=wallet+backup&lang=en'");
         println!("    curl {base}/healthz");
         println!();
         println!("Stop with Ctrl-C.");
