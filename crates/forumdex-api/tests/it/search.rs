@@ -177,3 +177,39 @@ async fn lang_without_an_index_and_region_suffixes_answer_200() {
     );
     assert_eq!(body["freshness"], true);
 }
+
+/// A post imported while the server runs becomes searchable through the server's background
+/// sync, without a restart (the promise is "within 10 s"; the loop only bounds the wait).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_post_imported_while_serving_becomes_searchable() {
+    let server = crate::helpers::TestServer::start().await;
+    let (_, _, key) = server.funded(1_000);
+    let path = "/api/v1/search?q=zanzibarite";
+    let response = server.get(path, Some(&key)).await;
+    assert_eq!(response.status(), 200);
+    let before: Value = response.json().await.unwrap();
+    assert_eq!(before["total"], 0);
+
+    let corpus = forumdex_corpus::SqliteCorpusStore::open(server.dir.path()).unwrap();
+    let line = json!({"kind": "post", "post_id": 777, "topic_id": 5, "title": "Re: Welcome",
+        "author": {"profile_id": 9, "username": "late"}, "posted_at": "2024-01-01T00:00:00Z",
+        "content_html": "A zanzibarite wallet arrived after the server started.", "language": "en",
+        "observed_at": "2024-03-02T00:00:00Z"})
+    .to_string();
+    let observation = Observation::parse_line(line.as_bytes()).unwrap();
+    forumdex_corpus::CorpusStore::import_batch(&corpus, &[observation], Millis::now()).unwrap();
+
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let found: Value = server.get(path, Some(&key)).await.json().await.unwrap();
+        if found["total"] == 1 {
+            assert_eq!(found["hits"][0]["post_id"], 777);
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the import never became searchable"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+}
