@@ -5,13 +5,13 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
-use forumdex_corpus::Millis;
+use forumdex_corpus::{CorpusStore, Millis, StoreError};
 
 use crate::app::App;
 use crate::error::{ApiError, blocking};
 use crate::query::QueryParams;
 use crate::routes::path_id;
-use crate::wire::{Post, Profile, Topic};
+use crate::wire::{Links, Post, Profile, Topic};
 
 /// getForumPost.
 pub async fn post(
@@ -19,16 +19,15 @@ pub async fn post(
     Path(raw_id): Path<String>,
     RawQuery(query): RawQuery,
 ) -> Result<Json<Post>, ApiError> {
-    QueryParams::parse(query.as_deref(), &[])?;
-    let id = path_id(&raw_id, "post")?.get();
-    let corpus = Arc::clone(&app.corpus);
-    let found = blocking(move || {
-        let snapshot = corpus.snapshot(Millis::now())?;
-        corpus.post(id, snapshot.seq)
-    })
-    .await?;
-    let post = found.ok_or_else(|| ApiError::NotFound(format!("post {id} not found")))?;
-    Ok(Json(Post::new(&post, &app.links)))
+    lookup(
+        app,
+        &raw_id,
+        query,
+        "post",
+        |c, id, seq| c.post(id, seq),
+        Post::new,
+    )
+    .await
 }
 
 /// getForumTopic.
@@ -37,16 +36,15 @@ pub async fn topic(
     Path(raw_id): Path<String>,
     RawQuery(query): RawQuery,
 ) -> Result<Json<Topic>, ApiError> {
-    QueryParams::parse(query.as_deref(), &[])?;
-    let id = path_id(&raw_id, "topic")?.get();
-    let corpus = Arc::clone(&app.corpus);
-    let found = blocking(move || {
-        let snapshot = corpus.snapshot(Millis::now())?;
-        corpus.topic(id, snapshot.seq)
-    })
-    .await?;
-    let topic = found.ok_or_else(|| ApiError::NotFound(format!("topic {id} not found")))?;
-    Ok(Json(Topic::new(&topic, &app.links)))
+    lookup(
+        app,
+        &raw_id,
+        query,
+        "topic",
+        |c, id, seq| c.topic(id, seq),
+        Topic::new,
+    )
+    .await
 }
 
 /// getForumProfile.
@@ -55,14 +53,41 @@ pub async fn profile(
     Path(raw_id): Path<String>,
     RawQuery(query): RawQuery,
 ) -> Result<Json<Profile>, ApiError> {
+    lookup(
+        app,
+        &raw_id,
+        query,
+        "profile",
+        |c, id, seq| c.profile(id, seq),
+        Profile::new,
+    )
+    .await
+}
+
+/// Reads one document by ID at a sequence.
+type Fetch<Doc> = fn(&dyn CorpusStore, i64, i64) -> Result<Option<Doc>, StoreError>;
+
+/// Validates the request, reads one document at the newest snapshot off the async
+/// threads, and converts it into its wire type.
+async fn lookup<Doc, Wire>(
+    app: Arc<App>,
+    raw_id: &str,
+    query: Option<String>,
+    what: &'static str,
+    fetch: Fetch<Doc>,
+    to_wire: fn(&Doc, &Links) -> Wire,
+) -> Result<Json<Wire>, ApiError>
+where
+    Doc: Send + 'static,
+{
     QueryParams::parse(query.as_deref(), &[])?;
-    let id = path_id(&raw_id, "profile")?.get();
+    let id = path_id(raw_id, what)?.get();
     let corpus = Arc::clone(&app.corpus);
     let found = blocking(move || {
         let snapshot = corpus.snapshot(Millis::now())?;
-        corpus.profile(id, snapshot.seq)
+        fetch(corpus.as_ref(), id, snapshot.seq)
     })
     .await?;
-    let profile = found.ok_or_else(|| ApiError::NotFound(format!("profile {id} not found")))?;
-    Ok(Json(Profile::new(&profile, &app.links)))
+    let doc = found.ok_or_else(|| ApiError::NotFound(format!("{what} {id} not found")))?;
+    Ok(Json(to_wire(&doc, &app.links)))
 }
