@@ -51,6 +51,7 @@ fn prepare_corpus(data: &std::path::Path, posts: u64) -> anyhow::Result<()> {
         &ImportOptions {
             batch_size: 5_000,
             progress: false,
+            ..ImportOptions::default()
         },
         |_| {},
     )?;

@@ -10,10 +10,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use forumdex_accounts::{AccountStore, RateLimiter};
 use forumdex_corpus::CorpusStore;
+use forumdex_images::ImageObjects;
 use tower::ServiceBuilder;
 use tower::limit::GlobalConcurrencyLimitLayer;
 use tower_http::catch_panic::CatchPanicLayer;
 
+use crate::cdn;
 use crate::error::ApiError;
 use crate::metrics::Metrics;
 use crate::pipeline;
@@ -39,6 +41,8 @@ pub struct App {
     pub links: Links,
     /// The language indexes of post search (kept in sync by the server).
     pub search: Arc<forumdex_search::SearchIndexes>,
+    /// The AVIF objects the CDN origin serves.
+    pub images: Arc<dyn ImageObjects>,
 }
 
 /// The router: free endpoints, paid `/api/v1` operations behind [`pipeline::paid`], and the
@@ -49,6 +53,7 @@ pub fn router(app: Arc<App>) -> Router {
     // fire while the debit commits and answer 503 for a request that was charged.
     let paid = Router::new()
         .route("/api/v1/search", get(routes::search::search))
+        .route("/api/v1/images/search", get(routes::images::search_images))
         .route("/api/v1/posts/{id}", get(routes::lookups::post))
         .route("/api/v1/topics/{id}", get(routes::lookups::topic))
         .route("/api/v1/profiles/{id}", get(routes::lookups::profile))
@@ -69,6 +74,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/readyz", get(routes::health::readyz))
         .route("/metrics", get(routes::health::metrics))
         .route("/api/v1/openapi.json", get(routes::openapi::document))
+        .route(&cdn::route_path(&app.links.cdn_url), get(cdn::object))
         .route_layer(
             ServiceBuilder::new()
                 .layer(HandleErrorLayer::new(overloaded))

@@ -69,6 +69,7 @@ pub async fn finalize(State(app): State<Arc<App>>, mut request: Request, next: N
         for name in [
             header::RETRY_AFTER,
             header::ALLOW,
+            header::CONTENT_RANGE,
             HeaderName::from_static("x-ratelimit-limit"),
             HeaderName::from_static("x-ratelimit-remaining"),
             HeaderName::from_static("x-ratelimit-reset"),

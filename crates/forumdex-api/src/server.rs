@@ -13,6 +13,7 @@ use axum_server::Handle;
 use axum_server::tls_rustls::RustlsConfig;
 use forumdex_accounts::{InMemoryRateLimiter, SqliteAccountStore};
 use forumdex_corpus::{CorpusStore, Millis, SqliteCorpusStore};
+use forumdex_images::LocalImageObjects;
 
 use crate::app::{App, router};
 use crate::metrics::Metrics;
@@ -79,6 +80,7 @@ impl Server {
             metrics: Metrics::default(),
             links,
             search: Arc::new(search),
+            images: Arc::new(LocalImageObjects::open_in(data_dir)?),
         });
         Ok(Self { listener, app, tls })
     }

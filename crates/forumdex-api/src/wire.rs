@@ -22,6 +22,11 @@ impl Links {
         )
     }
 
+    /// `{cdn_url}/{sha256}.avif`: the CDN URL of an image object.
+    pub fn image(&self, sha256: &str) -> String {
+        format!("{}/{sha256}.avif", self.cdn_url)
+    }
+
     /// `{forum_url}/index.php?topic={topic_id}.0`.
     pub fn topic(&self, topic_id: i64) -> String {
         format!("{}/index.php?topic={topic_id}.0", self.forum_url)

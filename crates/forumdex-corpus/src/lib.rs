@@ -4,6 +4,7 @@
 //! The store is the only writer of corpus data (the importer calls it); the HTTP layer only
 //! reads through it. [`SqliteCorpusStore`] is the embedded implementation.
 
+pub mod html;
 pub mod id;
 pub mod model;
 pub mod record;

@@ -239,3 +239,35 @@ pub struct ChangePosition {
     /// The post ID.
     pub post_id: i64,
 }
+
+/// An image record whose file has not become a cached image object yet (see
+/// [`crate::CorpusStore::pending_images`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingImage {
+    /// The version's row ID: pending images are listed in this order.
+    pub vid: i64,
+    /// SHA-256 of the image record's line: the key its object is recorded under.
+    pub line_sha256: Vec<u8>,
+    /// The URL as it appears in posts' `src` attributes.
+    pub source_url: String,
+    /// Absolute path of the original file (the importer resolved it).
+    pub file: String,
+}
+
+/// A stored AVIF object: its content address and size.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ImageObject {
+    /// Lowercase hex SHA-256 of the AVIF bytes.
+    pub sha256: String,
+    /// Size of the AVIF bytes.
+    pub bytes: u64,
+}
+
+/// The cached object of an image URL at a snapshot, with its NSFW score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CachedImage {
+    /// The AVIF object.
+    pub object: ImageObject,
+    /// Upstream classifier score in 0..1, when the corpus has one.
+    pub nsfw_score: Option<f64>,
+}

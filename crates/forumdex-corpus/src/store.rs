@@ -1,6 +1,8 @@
 //! The [`CorpusStore`] seam: everything the importer writes and the API reads, shaped by the
 //! domain so that a PostgreSQL implementation can follow the SQLite one.
 
+use std::collections::HashMap;
+
 use crate::model::*;
 use crate::record::Observation;
 use crate::time::Millis;
@@ -58,6 +60,22 @@ pub trait CorpusStore: Send + Sync {
         after: ChangePosition,
         limit: usize,
     ) -> Result<Vec<(ChangePosition, PostDoc)>, StoreError>;
+
+    /// Current image records with a file but no cached object, in `vid` order after
+    /// `after_vid`, at most `limit`: what the image stage of an import must encode.
+    fn pending_images(&self, after_vid: i64, limit: usize)
+    -> Result<Vec<PendingImage>, StoreError>;
+
+    /// Records the objects made from image records, by the records' line hashes.
+    fn record_image_objects(&self, objects: &[(Vec<u8>, ImageObject)]) -> Result<(), StoreError>;
+
+    /// The cached objects of those of `source_urls` whose canonical image record at `seq`
+    /// has one, by URL.
+    fn cached_images(
+        &self,
+        source_urls: &[&str],
+        seq: i64,
+    ) -> Result<HashMap<String, CachedImage>, StoreError>;
 
     /// Canonical entity counts at `seq`.
     fn counts(&self, seq: i64) -> Result<CorpusCounts, StoreError>;

@@ -3,15 +3,17 @@
 
 use std::io::{self, BufRead, IsTerminal, Read};
 use std::path::Path;
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 
 use anyhow::Context;
 use forumdex_corpus::record::Record;
 use forumdex_corpus::text::html_to_text;
 use forumdex_corpus::{CorpusStore, Millis, Observation};
+use forumdex_images::ImageObjects;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
+use crate::images::{self, ImageFailure};
 use crate::language;
 use crate::source::Source;
 
@@ -21,12 +23,15 @@ pub const MAX_LINE_BYTES: usize = 16 << 20;
 const KEPT_REJECTIONS: usize = 100;
 
 /// How to import.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ImportOptions {
     /// Observations per batch (one sequence number, one transaction).
     pub batch_size: usize,
     /// Show a progress bar (only drawn when stderr is a terminal).
     pub progress: bool,
+    /// Where the image stage stores AVIF objects; without it image records are kept but
+    /// their files wait for an import that has one (see [`crate::images`]).
+    pub images: Option<Arc<dyn ImageObjects>>,
 }
 
 impl Default for ImportOptions {
@@ -34,7 +39,18 @@ impl Default for ImportOptions {
         Self {
             batch_size: 5_000,
             progress: true,
+            images: None,
         }
+    }
+}
+
+impl std::fmt::Debug for ImportOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ImportOptions")
+            .field("batch_size", &self.batch_size)
+            .field("progress", &self.progress)
+            .field("images", &self.images.is_some())
+            .finish()
     }
 }
 
@@ -74,6 +90,12 @@ pub struct ImportSummary {
     pub sequences: Vec<i64>,
     /// The first rejections, in order.
     pub rejections: Vec<Rejection>,
+    /// Image records whose file became an AVIF object in this import.
+    pub images_cached: u64,
+    /// Image records whose file was missing or undecodable (left out; retried next import).
+    pub images_failed: u64,
+    /// The first image failures, in order.
+    pub image_failures: Vec<ImageFailure>,
 }
 
 impl ImportSummary {
@@ -133,12 +155,27 @@ pub fn import_files(
     options: &ImportOptions,
     mut on_reject: impl FnMut(&Rejection),
 ) -> anyhow::Result<ImportSummary> {
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(1, 4));
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let workers = cores.clamp(1, 4);
     let names: Vec<String> = sources.iter().map(Source::display_name).collect();
     let base_dirs: Vec<std::path::PathBuf> = sources.iter().map(Source::base_dir).collect();
     let mut summary = ImportSummary::default();
     std::thread::scope(|scope| -> anyhow::Result<()> {
         let (batches, received) = mpsc::sync_channel::<Vec<Observation>>(2);
+        // Told after every commit (a full channel already holds the news).
+        let (committed, batches_committed) = mpsc::sync_channel::<()>(1);
+        let image_stage = options.images.as_deref().map(|objects| {
+            scope.spawn(move || {
+                images::run(store, objects, cores, batches_committed, |failure| {
+                    tracing::warn!(
+                        source_url = %failure.source_url,
+                        file = %failure.file,
+                        reason = %failure.reason,
+                        "image left out"
+                    );
+                })
+            })
+        });
         let writer = scope.spawn(move || -> anyhow::Result<(u64, u64, Vec<i64>)> {
             let (mut new, mut known, mut sequences) = (0, 0, Vec::new());
             for batch in received {
@@ -148,6 +185,7 @@ pub fn import_files(
                 new += outcome.new_observations as u64;
                 known += outcome.known_observations as u64;
                 sequences.extend(outcome.seq);
+                let _ = committed.try_send(());
             }
             Ok((new, known, sequences))
         });
@@ -180,6 +218,13 @@ pub fn import_files(
         summary.new_observations = new;
         summary.known_observations = known;
         summary.sequences = sequences;
+        if let Some(stage) = image_stage {
+            let report = stage.join().expect("the image stage does not panic")?;
+            summary.images_cached = report.cached;
+            summary.images_failed = report.failed;
+            summary.image_failures = report.failures;
+            summary.image_failures.truncate(KEPT_REJECTIONS);
+        }
         Ok(())
     })?;
     Ok(summary)

@@ -2,6 +2,7 @@
 //! validating each line into an observation, detecting missing languages, and handing
 //! batches to the [`forumdex_corpus::CorpusStore`], each batch atomic under one sequence.
 
+pub mod images;
 pub mod import;
 pub mod language;
 pub mod source;

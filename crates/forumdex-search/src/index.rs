@@ -14,7 +14,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
-use forumdex_corpus::{ChangePosition, CorpusStore, Millis, PostDoc, text::html_to_text};
+use forumdex_corpus::html::img_tags;
+use forumdex_corpus::text::{html_to_search_text, html_to_text};
+use forumdex_corpus::{ChangePosition, CorpusStore, Millis, PostDoc};
 use serde::{Deserialize, Serialize};
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::TermQuery;
@@ -29,7 +31,7 @@ use crate::analysis::{self, PLAIN_ANALYZER, TEXT_ANALYZER};
 use crate::quality::{self, Quality};
 
 /// Version of the schema and analyzers; indexes written by another version are rebuilt.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 /// Corpus sequences indexed per commit.
 const WINDOW: i64 = 8;
 /// Posts read from the corpus per call.
@@ -52,8 +54,14 @@ pub struct Fields {
     pub title_text: Field,
     /// The subject without its `Re: ` prefix (stored).
     pub topic_title: Field,
-    /// Plain text of the post (analyzed, stored for highlights).
+    /// Plain text of the post with each image spelled out as its `alt` text and `src` URL
+    /// ([`html_to_search_text`]; analyzed, stored for hits and highlights).
     pub content: Field,
+    /// The `src` of each `<img>` of the post, as written (stored): what the API rewrites to
+    /// the image CDN and what image search collects.
+    pub images: Field,
+    /// 1 when the post has an `<img>` (image search only looks at those).
+    pub has_image: Field,
     /// Title and content, lowercased and folded but not stemmed: the spelling dictionary.
     pub spell: Field,
     /// Author username.
@@ -119,6 +127,8 @@ pub fn schema() -> (Schema, Fields) {
         health_score: b.add_f64_field("health_score", STORED | FAST),
         hidden: b.add_u64_field("hidden", INDEXED | STORED),
         dup_key: b.add_text_field("dup_key", STRING),
+        images: b.add_text_field("images", STORED),
+        has_image: b.add_u64_field("has_image", INDEXED),
     };
     (b.build(), fields)
 }
@@ -416,7 +426,12 @@ impl SearchIndexes {
             doc.add_text(f.title_text, &post.title);
         }
         doc.add_text(f.topic_title, topic_title(&post.title));
-        doc.add_text(f.content, &text);
+        let images = img_tags(&post.content_html);
+        doc.add_text(f.content, html_to_search_text(&post.content_html));
+        for image in &images {
+            doc.add_text(f.images, image.src);
+        }
+        doc.add_u64(f.has_image, u64::from(!images.is_empty()));
         doc.add_text(f.spell, &post.title);
         doc.add_text(f.spell, &text);
         doc.add_text(f.author, &post.author_name);

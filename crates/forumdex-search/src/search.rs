@@ -70,6 +70,8 @@ pub struct SearchRequest {
     pub include_low_quality: bool,
     /// Hits to return.
     pub limit: usize,
+    /// Only posts with an `<img>` (image search), without highlights.
+    pub images_only: bool,
 }
 
 impl SearchRequest {
@@ -81,6 +83,7 @@ impl SearchRequest {
             freshness: false,
             include_low_quality: false,
             limit: DEFAULT_LIMIT,
+            images_only: false,
         }
     }
 }
@@ -119,8 +122,10 @@ pub struct Hit {
     pub title: String,
     /// The subject without `Re: `.
     pub topic_title: String,
-    /// Plain text content.
+    /// Plain text content, images spelled out as `alt` text and `src` URL.
     pub content: String,
+    /// The `src` of each `<img>` of the post, as written in its HTML.
+    pub images: Vec<String>,
     /// Author username.
     pub author: String,
     /// Author profile ID.
@@ -203,7 +208,9 @@ pub fn search(
     }
     let mut hits = rerank(outcome.hits, freshness, answer_seeking);
     hits.truncate(request.limit);
-    highlight(&targets, &outcome.queries, &fields, &mut hits)?;
+    if !request.images_only {
+        highlight(&targets, &outcome.queries, &fields, &mut hits)?;
+    }
     Ok(SearchResults {
         query: request.query.clone(),
         corrected_query,
@@ -240,19 +247,23 @@ fn run(
             outcome.queries.push(None);
             continue;
         };
-        let filtered: Box<dyn Query> = if request.include_low_quality {
+        let flag = |field: Field| -> Box<dyn Query> {
+            Box::new(TermQuery::new(
+                Term::from_field_u64(field, 1),
+                IndexRecordOption::Basic,
+            ))
+        };
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, query.box_clone())];
+        if !request.include_low_quality {
+            clauses.push((Occur::MustNot, flag(fields.hidden)));
+        }
+        if request.images_only {
+            clauses.push((Occur::Must, flag(fields.has_image)));
+        }
+        let filtered: Box<dyn Query> = if clauses.len() == 1 {
             query.box_clone()
         } else {
-            Box::new(BooleanQuery::new(vec![
-                (Occur::Must, query.box_clone()),
-                (
-                    Occur::MustNot,
-                    Box::new(TermQuery::new(
-                        Term::from_field_u64(fields.hidden, 1),
-                        IndexRecordOption::Basic,
-                    )),
-                ),
-            ]))
+            Box::new(BooleanQuery::new(clauses))
         };
         let (count, top) = target.searcher.search(
             &*filtered,
@@ -330,6 +341,10 @@ fn hit_of(doc: &TantivyDocument, f: &Fields, bm25: f64, index: &str) -> Hit {
         title: text(f.title),
         topic_title: text(f.topic_title),
         content: text(f.content),
+        images: doc
+            .get_all(f.images)
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect(),
         author: text(f.author),
         author_uid: int(f.author_uid),
         date: Millis(int(f.date).unwrap_or(0)),

@@ -10,10 +10,11 @@ use axum::Json;
 use axum::extract::{Extension, Path, RawQuery, State};
 use chrono::{DateTime, Datelike, NaiveDate};
 use forumdex_corpus::{
-    ForumId, ListFilters, ListRequest, MAX_ID, Millis, Order, Position, Scope, Snapshot,
+    ForumId, ListFilters, ListRequest, MAX_ID, Millis, Order, Position, Scope, Snapshot, StoreError,
 };
 
 use crate::app::App;
+use crate::cdn;
 use crate::cursor::{CursorError, CursorState, WalkOptions};
 use crate::error::{ApiError, blocking};
 use crate::pipeline::Caller;
@@ -277,6 +278,7 @@ async fn page(
     };
     let options = resumed.map_or_else(|| stated.effective(scope), |state| state.options);
     let corpus = Arc::clone(&app.corpus);
+    let links = app.links.clone();
     let (snapshot, listed) = blocking(move || {
         let (snapshot, after) = match resumed {
             Some(state) => (state.snapshot, Some(state.position)),
@@ -294,9 +296,9 @@ async fn page(
             after,
             scan_budget: SCAN_BUDGET + usize::from(options.limit),
         };
-        corpus
-            .list_posts(&request, snapshot.seq)
-            .map(|page| (snapshot, Some(page)))
+        let mut page = corpus.list_posts(&request, snapshot.seq)?;
+        cdn::use_cdn_urls(corpus.as_ref(), &links, &mut page.posts, snapshot.seq)?;
+        Ok::<_, StoreError>((snapshot, Some(page)))
     })
     .await?;
     let Some(listed) = listed else {

@@ -8,6 +8,7 @@ use axum::extract::{Path, RawQuery, State};
 use forumdex_corpus::{CorpusStore, Millis, StoreError};
 
 use crate::app::App;
+use crate::cdn::{self, WithContent};
 use crate::error::{ApiError, blocking};
 use crate::query::QueryParams;
 use crate::routes::path_id;
@@ -68,7 +69,7 @@ pub async fn profile(
 type Fetch<Doc> = fn(&dyn CorpusStore, i64, i64) -> Result<Option<Doc>, StoreError>;
 
 /// Validates the request, reads one document at the newest snapshot off the async
-/// threads, and converts it into its wire type.
+/// threads, points its cached images at the CDN, and converts it into its wire type.
 async fn lookup<Doc, Wire>(
     app: Arc<App>,
     raw_id: &str,
@@ -78,14 +79,19 @@ async fn lookup<Doc, Wire>(
     to_wire: fn(&Doc, &Links) -> Wire,
 ) -> Result<Json<Wire>, ApiError>
 where
-    Doc: Send + 'static,
+    Doc: WithContent + Send + 'static,
 {
     QueryParams::parse(query.as_deref(), &[])?;
     let id = path_id(raw_id, what)?.get();
     let corpus = Arc::clone(&app.corpus);
+    let links = app.links.clone();
     let found = blocking(move || {
         let snapshot = corpus.snapshot(Millis::now())?;
-        fetch(corpus.as_ref(), id, snapshot.seq)
+        let mut found = fetch(corpus.as_ref(), id, snapshot.seq)?;
+        if let Some(doc) = &mut found {
+            cdn::use_cdn_urls(corpus.as_ref(), &links, doc, snapshot.seq)?;
+        }
+        Ok::<_, StoreError>(found)
     })
     .await?;
     let doc = found.ok_or_else(|| ApiError::NotFound(format!("{what} {id} not found")))?;

@@ -3,6 +3,7 @@
 
 pub mod collections;
 pub mod health;
+pub mod images;
 pub mod lookups;
 pub mod openapi;
 pub mod search;

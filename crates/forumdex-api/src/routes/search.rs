@@ -10,11 +10,14 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{RawQuery, State};
+use forumdex_corpus::Millis;
+use forumdex_corpus::text::replace_image_markers;
 use forumdex_search::search::{DEFAULT_LIMIT, RANKING_MODEL_VERSION};
 use forumdex_search::{Hit, LangCode, SearchError, SearchRequest, SearchResults};
 use serde::Serialize;
 
 use crate::app::App;
+use crate::cdn::{self, CachedImages};
 use crate::error::{ApiError, blocking};
 use crate::query::{QueryParams, truncate};
 use crate::wire::Links;
@@ -32,8 +35,19 @@ pub async fn search(
     let params = QueryParams::parse(query.as_deref(), PARAMETERS)?;
     let request = parse_request(&params)?;
     let indexes = Arc::clone(&app.search);
-    let results = blocking(move || forumdex_search::search(&indexes, &request)).await?;
-    Ok(Json(SearchResponse::new(results, &app.links)))
+    let corpus = Arc::clone(&app.corpus);
+    let (results, cached) = blocking(move || -> Result<_, ApiError> {
+        let results = forumdex_search::search(&indexes, &request)?;
+        let snapshot = corpus.snapshot(Millis::now())?;
+        let sources = results
+            .hits
+            .iter()
+            .flat_map(|h| h.images.iter().map(String::as_str));
+        let cached = cdn::cached_images(corpus.as_ref(), sources, snapshot.seq)?;
+        Ok((results, cached))
+    })
+    .await?;
+    Ok(Json(SearchResponse::new(results, &cached, &app.links)))
 }
 
 /// Validates the parameters into a [`SearchRequest`].
@@ -61,6 +75,7 @@ pub fn parse_request(params: &QueryParams) -> Result<SearchRequest, ApiError> {
         freshness: flag(params, "freshness")?,
         include_low_quality: flag(params, "include_low_quality")?,
         limit: DEFAULT_LIMIT,
+        images_only: false,
     })
 }
 
@@ -121,7 +136,8 @@ pub struct SearchHit {
     pub topic_title: String,
     /// The post's own subject.
     pub post_title: Option<String>,
-    /// Plain text of the post.
+    /// Plain text of the post; images appear as their `alt` text and URL (the CDN URL when
+    /// cached).
     pub content: String,
     /// Author username.
     pub author: String,
@@ -162,8 +178,8 @@ pub struct SearchHit {
 }
 
 impl SearchResponse {
-    /// The wire form of `results`.
-    pub fn new(results: SearchResults, links: &Links) -> Self {
+    /// The wire form of `results`, cached images pointing at the CDN.
+    pub fn new(results: SearchResults, cached: &CachedImages, links: &Links) -> Self {
         Self {
             query: results.query,
             corrected_query: results.corrected_query,
@@ -177,15 +193,33 @@ impl SearchResponse {
             hits: results
                 .hits
                 .into_iter()
-                .map(|hit| SearchHit::new(hit, links))
+                .map(|hit| SearchHit::new(hit, cached, links))
                 .collect(),
         }
     }
 }
 
 impl SearchHit {
-    /// The wire form of one hit.
-    pub fn new(hit: Hit, links: &Links) -> Self {
+    /// The wire form of one hit, cached images pointing at the CDN.
+    pub fn new(mut hit: Hit, cached: &CachedImages, links: &Links) -> Self {
+        // Markers stand for the post's images: the CDN URL when cached, else the original.
+        let urls: Vec<String> = hit
+            .images
+            .iter()
+            .map(|source| match cached.get(source) {
+                Some(image) => links.image(&image.object.sha256),
+                None => html_escape::decode_html_entities(source).into_owned(),
+            })
+            .collect();
+        hit.content = replace_image_markers(&hit.content, |k| urls.get(k).cloned());
+        for fragments in hit.highlight.values_mut() {
+            for fragment in fragments {
+                *fragment = replace_image_markers(fragment, |k| {
+                    urls.get(k)
+                        .map(|u| html_escape::encode_text(u).into_owned())
+                });
+            }
+        }
         Self {
             post_id: hit.post_id,
             topic_id: hit.topic_id,

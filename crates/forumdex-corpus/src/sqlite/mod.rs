@@ -4,6 +4,7 @@
 mod read;
 mod write;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -170,6 +171,26 @@ impl CorpusStore for SqliteCorpusStore {
         limit: usize,
     ) -> Result<Vec<(ChangePosition, PostDoc)>, StoreError> {
         self.with_reader(|conn| read::posts_changed(conn, since, upto, after, limit))
+    }
+
+    fn pending_images(
+        &self,
+        after_vid: i64,
+        limit: usize,
+    ) -> Result<Vec<PendingImage>, StoreError> {
+        self.with_reader(|conn| read::pending_images(conn, after_vid, limit))
+    }
+
+    fn record_image_objects(&self, objects: &[(Vec<u8>, ImageObject)]) -> Result<(), StoreError> {
+        self.with_writer(|conn| write::record_image_objects(conn, objects))
+    }
+
+    fn cached_images(
+        &self,
+        source_urls: &[&str],
+        seq: i64,
+    ) -> Result<HashMap<String, CachedImage>, StoreError> {
+        self.with_reader(|conn| read::cached_images(conn, source_urls, seq))
     }
 
     fn counts(&self, seq: i64) -> Result<CorpusCounts, StoreError> {

@@ -573,3 +573,60 @@ pub(super) fn counts(conn: &Connection, seq: i64) -> rusqlite::Result<CorpusCoun
         ))?,
     })
 }
+
+pub(super) fn pending_images(
+    conn: &Connection,
+    after_vid: i64,
+    limit: usize,
+) -> rusqlite::Result<Vec<PendingImage>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT v.vid, v.sha256, v.source_url, v.file FROM image_versions v
+         WHERE v.vid > ?1 AND v.valid_to IS NULL AND v.file IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM image_objects o WHERE o.line_sha256 = v.sha256)
+         ORDER BY v.vid LIMIT ?2",
+    )?;
+    statement
+        .query_map(rusqlite::params![after_vid, limit as i64], |row| {
+            Ok(PendingImage {
+                vid: row.get(0)?,
+                line_sha256: row.get(1)?,
+                source_url: row.get(2)?,
+                file: row.get(3)?,
+            })
+        })?
+        .collect()
+}
+
+pub(super) fn cached_images(
+    conn: &Connection,
+    source_urls: &[&str],
+    seq: i64,
+) -> rusqlite::Result<HashMap<String, CachedImage>> {
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT o.avif_sha256, o.avif_bytes, v.nsfw_score FROM image_versions v
+         JOIN image_objects o ON o.line_sha256 = v.sha256
+         WHERE v.source_url = :url AND {}",
+        visible("v")
+    ))?;
+    let mut found = HashMap::new();
+    for &url in source_urls {
+        if found.contains_key(url) {
+            continue;
+        }
+        let image = statement
+            .query_row(named_params! {":url": url, ":seq": seq}, |row| {
+                Ok(CachedImage {
+                    object: ImageObject {
+                        sha256: row.get(0)?,
+                        bytes: row.get::<_, i64>(1)? as u64,
+                    },
+                    nsfw_score: row.get(2)?,
+                })
+            })
+            .optional()?;
+        if let Some(image) = image {
+            found.insert(url.to_owned(), image);
+        }
+    }
+    Ok(found)
+}

@@ -73,3 +73,11 @@ CREATE TABLE IF NOT EXISTS image_versions (
 CREATE UNIQUE INDEX IF NOT EXISTS image_current ON image_versions(source_url) WHERE valid_to IS NULL;
 CREATE INDEX IF NOT EXISTS image_by_url ON image_versions(source_url, valid_from);
 CREATE INDEX IF NOT EXISTS image_superseded ON image_versions(valid_to) WHERE valid_to IS NOT NULL;
+CREATE INDEX IF NOT EXISTS image_by_line ON image_versions(sha256);
+
+-- The AVIF object made from an image record's file, keyed by the record's line hash. Written
+-- after the record (encoding is off the import's critical path); absent while pending or
+-- when the file was missing or undecodable (a later import retries those).
+CREATE TABLE IF NOT EXISTS image_objects (
+    line_sha256 BLOB PRIMARY KEY, avif_sha256 TEXT NOT NULL, avif_bytes INTEGER NOT NULL
+) WITHOUT ROWID;

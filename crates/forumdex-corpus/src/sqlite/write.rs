@@ -3,7 +3,7 @@
 
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
-use crate::model::{BatchOutcome, UNDATED};
+use crate::model::{BatchOutcome, ImageObject, UNDATED};
 use crate::record::{Observation, Record};
 use crate::time::Millis;
 
@@ -270,6 +270,25 @@ fn insert_version(
     Ok(())
 }
 
+/// Records image objects in one transaction (a re-recorded line keeps its first object: the
+/// same file always encodes the same way).
+pub(super) fn record_image_objects(
+    conn: &mut Connection,
+    objects: &[(Vec<u8>, ImageObject)],
+) -> rusqlite::Result<()> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    {
+        let mut insert = tx.prepare_cached(
+            "INSERT OR IGNORE INTO image_objects (line_sha256, avif_sha256, avif_bytes)
+             VALUES (?1, ?2, ?3)",
+        )?;
+        for (line, object) in objects {
+            insert.execute(params![&line[..], object.sha256, object.bytes as i64])?;
+        }
+    }
+    tx.commit()
+}
+
 /// Deletes versions retired by a sequence committed before `horizon`: every snapshot that
 /// could see them was taken before that sequence, so it is older than the horizon.
 pub(super) fn collect_garbage(conn: &mut Connection, horizon: Millis) -> rusqlite::Result<usize> {
@@ -293,6 +312,13 @@ pub(super) fn collect_garbage(conn: &mut Connection, horizon: Millis) -> rusqlit
                 [seq],
             )?;
         }
+        // Objects of image records no version refers to any more (the object files stay:
+        // other records may share them, and they are content-addressed).
+        tx.execute(
+            "DELETE FROM image_objects WHERE NOT EXISTS
+               (SELECT 1 FROM image_versions v WHERE v.sha256 = image_objects.line_sha256)",
+            [],
+        )?;
     }
     tx.commit()?;
     Ok(deleted)

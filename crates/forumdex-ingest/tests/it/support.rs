@@ -110,6 +110,7 @@ pub fn options(batch_size: usize) -> ImportOptions {
     ImportOptions {
         batch_size,
         progress: false,
+        ..ImportOptions::default()
     }
 }
 
@@ -233,6 +234,29 @@ impl CorpusStore for RecordingStore {
         limit: usize,
     ) -> Result<Vec<(ChangePosition, PostDoc)>, StoreError> {
         self.inner.posts_changed(since, upto, after, limit)
+    }
+
+    fn pending_images(
+        &self,
+        after_vid: i64,
+        limit: usize,
+    ) -> Result<Vec<forumdex_corpus::PendingImage>, StoreError> {
+        self.inner.pending_images(after_vid, limit)
+    }
+
+    fn record_image_objects(
+        &self,
+        objects: &[(Vec<u8>, forumdex_corpus::ImageObject)],
+    ) -> Result<(), StoreError> {
+        self.inner.record_image_objects(objects)
+    }
+
+    fn cached_images(
+        &self,
+        source_urls: &[&str],
+        seq: i64,
+    ) -> Result<std::collections::HashMap<String, forumdex_corpus::CachedImage>, StoreError> {
+        self.inner.cached_images(source_urls, seq)
     }
 
     fn counts(&self, seq: i64) -> Result<CorpusCounts, StoreError> {

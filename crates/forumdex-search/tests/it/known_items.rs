@@ -91,6 +91,7 @@ fn distinctive_words_find_their_post_in_the_top_10() {
     let options = ImportOptions {
         batch_size: 1_000,
         progress: false,
+        ..ImportOptions::default()
     };
     import_files(&world.store, &[Source::from_arg(&out)], &options, |_| {})
         .expect("the import succeeds");

@@ -39,6 +39,7 @@ fn real_sample_known_items() {
     let options = ImportOptions {
         batch_size: 5_000,
         progress: false,
+        ..ImportOptions::default()
     };
     import_files(&world.store, &[Source::from_arg(&subset)], &options, |_| {}).unwrap();
     world.sync();

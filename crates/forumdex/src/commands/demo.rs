@@ -45,7 +45,7 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> anyhow::Result<()> {
             },
             &out,
         )?;
-        let summary = import::import(&corpus, &[Source::File(out)], 5_000, true)?;
+        let summary = import::import(&corpus, &global.data, &[Source::File(out)], 5_000, true)?;
         println!(
             "Imported {} lines ({} post records, {} topic records, {} profile records).",
             summary.accepted, summary.posts, summary.topics, summary.profiles

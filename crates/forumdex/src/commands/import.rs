@@ -1,9 +1,11 @@
 //! `forumdex import`: corpus files into the data folder's corpus.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use clap::Args;
 use forumdex_corpus::{CorpusStore, SqliteCorpusStore};
+use forumdex_images::LocalImageObjects;
 use forumdex_ingest::source::Source;
 use forumdex_ingest::{ImportOptions, ImportSummary, import_files};
 
@@ -35,13 +37,19 @@ pub fn run(global: &GlobalArgs, args: ImportArgs) -> anyhow::Result<()> {
         }
     }
     let store = SqliteCorpusStore::open(&global.data)?;
-    let summary = import(&store, &sources, args.batch_size as usize, !global.json)?;
+    let summary = import(
+        &store,
+        &global.data,
+        &sources,
+        args.batch_size as usize,
+        !global.json,
+    )?;
     sync_search(global, &store);
     if global.json {
         print_json(&summary)
     } else {
         println!(
-            "imported {} lines ({} new observations; {} posts, {} topics, {} profiles, {} boards, {} images), rejected {}",
+            "imported {} lines ({} new observations; {} posts, {} topics, {} profiles, {} boards, {} images), rejected {}; {} images cached as AVIF, {} left out",
             summary.accepted,
             summary.new_observations,
             summary.posts,
@@ -49,7 +57,9 @@ pub fn run(global: &GlobalArgs, args: ImportArgs) -> anyhow::Result<()> {
             summary.profiles,
             summary.boards,
             summary.images,
-            summary.rejected
+            summary.rejected,
+            summary.images_cached,
+            summary.images_failed
         );
         Ok(())
     }
@@ -66,9 +76,11 @@ fn sync_search(global: &GlobalArgs, store: &SqliteCorpusStore) {
     }
 }
 
-/// Imports with rejections reported on stderr as `file:line: reason`.
+/// Imports with rejections reported on stderr as `file:line: reason`, storing image objects
+/// in the data folder (failures are logged as warnings as they happen).
 pub fn import(
     store: &dyn CorpusStore,
+    data_dir: &Path,
     sources: &[Source],
     batch_size: usize,
     progress: bool,
@@ -76,6 +88,7 @@ pub fn import(
     let options = ImportOptions {
         batch_size,
         progress,
+        images: Some(Arc::new(LocalImageObjects::open_in(data_dir)?)),
     };
     let mut printed = 0u64;
     let summary = import_files(store, sources, &options, |rejection| {

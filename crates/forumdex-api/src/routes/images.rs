@@ -1,0 +1,201 @@
+//! `GET /api/v1/images/search` (searchForumImages): the cached images of the posts that match
+//! a query, as CDN URLs.
+//!
+//! The post search runs as for `/api/v1/search` (same `q`, `lang`, `freshness` and
+//! `include_low_quality` handling) over posts that contain an `<img>`; since a post's
+//! searchable text includes its images' `alt` text, descriptions and the text around an image
+//! both rank it. The best [`MATCH_WINDOW`] matching posts are walked in rank order and their
+//! cached images collected, each object once (the first, best-ranked post it appears in is
+//! the one reported). Images whose corpus NSFW score is at least [`NSFW_THRESHOLD`] are left
+//! out unless `hide_nsfw=0`; an image without a score is never hidden. `total` counts the
+//! distinct images found in the walked posts, `images` holds the first `size` of them.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{RawQuery, State};
+use forumdex_corpus::Millis;
+use serde::Serialize;
+
+use crate::app::App;
+use crate::cdn::{self, MIME_TYPE};
+use crate::error::{ApiError, blocking};
+use crate::query::{QueryParams, truncate};
+use crate::routes::search::parse_request;
+use crate::wire::PostSummary;
+
+/// The parameters of the endpoint.
+pub const PARAMETERS: &[&str] = &[
+    "q",
+    "lang",
+    "freshness",
+    "include_low_quality",
+    "size",
+    "hide_nsfw",
+];
+/// Images returned when `size` is not given.
+pub const DEFAULT_SIZE: usize = 24;
+/// The largest `size`.
+pub const MAX_SIZE: usize = 50;
+/// NSFW scores from this value up are high-confidence: hidden unless `hide_nsfw=0`.
+pub const NSFW_THRESHOLD: f64 = 0.9;
+/// Matching posts walked for images, best first.
+pub const MATCH_WINDOW: usize = 200;
+
+/// searchForumImages.
+pub async fn search_images(
+    State(app): State<Arc<App>>,
+    RawQuery(query): RawQuery,
+) -> Result<Json<ImageSearchResponse>, ApiError> {
+    let params = QueryParams::parse(query.as_deref(), PARAMETERS)?;
+    let mut request = parse_request(&params)?;
+    request.images_only = true;
+    request.limit = MATCH_WINDOW;
+    let size = parse_size(params.get("size"))?;
+    let hide_nsfw = match params.get("hide_nsfw") {
+        None => true,
+        Some("0") => false,
+        Some(other) => {
+            return Err(ApiError::BadRequest(format!(
+                "invalid hide_nsfw {:?}: the only allowed value is 0",
+                truncate(other)
+            )));
+        }
+    };
+    let indexes = Arc::clone(&app.search);
+    let corpus = Arc::clone(&app.corpus);
+    let links = app.links.clone();
+    let response = blocking(move || -> Result<_, ApiError> {
+        let results = forumdex_search::search(&indexes, &request)?;
+        let snapshot = corpus.snapshot(Millis::now())?;
+        let sources = results
+            .hits
+            .iter()
+            .flat_map(|hit| hit.images.iter().map(String::as_str));
+        let cached = cdn::cached_images(corpus.as_ref(), sources, snapshot.seq)?;
+        let mut seen = HashSet::new();
+        let mut found = Vec::new();
+        for hit in &results.hits {
+            for source in &hit.images {
+                let Some(image) = cached.get(source) else {
+                    continue;
+                };
+                let nsfw = image.nsfw_score.is_some_and(|s| s >= NSFW_THRESHOLD);
+                if (hide_nsfw && nsfw) || !seen.insert(image.object.sha256.clone()) {
+                    continue;
+                }
+                found.push((hit.post_id, image.clone()));
+            }
+        }
+        let mut images = Vec::with_capacity(size.min(found.len()));
+        for (post_id, image) in found.iter().take(size) {
+            // The post as the lookups show it, at the same snapshot as the images.
+            let Some(post) = corpus.post(*post_id, snapshot.seq)? else {
+                continue;
+            };
+            images.push(Image {
+                object: "image",
+                url: links.image(&image.object.sha256),
+                sha256: image.object.sha256.clone(),
+                mime_type: MIME_TYPE,
+                bytes: image.object.bytes,
+                nsfw_score: image.nsfw_score,
+                post: PostSummary::new(&post, &links),
+            });
+        }
+        Ok(ImageSearchResponse {
+            object: "image_search",
+            query: results.query,
+            corrected_query: results.corrected_query,
+            lang: results.lang,
+            hide_nsfw,
+            post_matches_considered: results.hits.len() as u64,
+            total: found.len() as u64,
+            images,
+        })
+    })
+    .await?;
+    Ok(Json(response))
+}
+
+/// `size`: a whole number from 1 to [`MAX_SIZE`]; [`DEFAULT_SIZE`] when absent.
+fn parse_size(raw: Option<&str>) -> Result<usize, ApiError> {
+    let Some(raw) = raw else {
+        return Ok(DEFAULT_SIZE);
+    };
+    raw.parse::<usize>()
+        .ok()
+        .filter(|n| (1..=MAX_SIZE).contains(n) && raw.bytes().all(|b| b.is_ascii_digit()))
+        .ok_or_else(|| {
+            ApiError::BadRequest(format!(
+                "invalid size {:?}: expected an integer from 1 to {MAX_SIZE}",
+                truncate(raw)
+            ))
+        })
+}
+
+/// ImageSearchResponse of the contract.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImageSearchResponse {
+    /// Always "image_search".
+    pub object: &'static str,
+    /// The query as sent.
+    pub query: String,
+    /// The query whose matches were used, when a spelling correction was applied.
+    pub corrected_query: Option<String>,
+    /// The requested language, or `all`.
+    pub lang: String,
+    /// Whether high-confidence NSFW images were hidden.
+    pub hide_nsfw: bool,
+    /// Matching posts walked for images.
+    pub post_matches_considered: u64,
+    /// Distinct (visible) images found in those posts.
+    pub total: u64,
+    /// The first `size` of them, in the rank order of their posts.
+    pub images: Vec<Image>,
+}
+
+/// Image of the contract.
+#[derive(Debug, Clone, Serialize)]
+pub struct Image {
+    /// Always "image".
+    pub object: &'static str,
+    /// SHA-256 of the AVIF bytes.
+    pub sha256: String,
+    /// `{cdn_url}/{sha256}.avif`.
+    pub url: String,
+    /// Always "image/avif".
+    pub mime_type: &'static str,
+    /// Size of the AVIF object.
+    pub bytes: u64,
+    /// Upstream NSFW score, or null.
+    pub nsfw_score: Option<f64>,
+    /// The post the image was found in.
+    pub post: PostSummary,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_whole_numbers_from_1_to_50() {
+        assert_eq!(parse_size(None).unwrap(), DEFAULT_SIZE);
+        assert_eq!(parse_size(Some("1")).unwrap(), 1);
+        assert_eq!(parse_size(Some("50")).unwrap(), 50);
+        for bad in [
+            "0",
+            "51",
+            "-1",
+            "+5",
+            "5.0",
+            "1e1",
+            "",
+            " 5",
+            "99999999999999999999999",
+        ] {
+            assert!(parse_size(Some(bad)).is_err(), "{bad}");
+        }
+    }
+}
