@@ -102,8 +102,25 @@ impl TestServer {
 
     /// Like [`TestServer::start_with`], but reports a failure to build (bind) the server.
     pub async fn try_start(listen: &str, toml: &str) -> anyhow::Result<Self> {
+        Self::try_start_prepared(listen, toml, |_| {}).await
+    }
+
+    /// A default server whose data folder `prepare` filled (after the seed corpus), as an
+    /// operator's `forumdex import` would before `forumdex serve`.
+    pub async fn start_prepared(prepare: impl FnOnce(&Path)) -> Self {
+        Self::try_start_prepared("127.0.0.1:0", "", prepare)
+            .await
+            .expect("start server")
+    }
+
+    async fn try_start_prepared(
+        listen: &str,
+        toml: &str,
+        prepare: impl FnOnce(&Path),
+    ) -> anyhow::Result<Self> {
         let dir = tempfile::tempdir().expect("temp dir");
         seed_corpus(dir.path());
+        prepare(dir.path());
         let settings = settings(dir.path(), listen, toml);
         let server = Server::build(settings, dir.path()).await?;
         let addr = server.local_addr();

@@ -5,6 +5,7 @@ mod auth;
 mod contract;
 mod errors;
 mod helpers;
+mod images;
 mod metering;
 mod ops;
 mod race;

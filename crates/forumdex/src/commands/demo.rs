@@ -47,8 +47,12 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> anyhow::Result<()> {
         )?;
         let summary = import::import(&corpus, &global.data, &[Source::File(out)], 5_000, true)?;
         println!(
-            "Imported {} lines ({} post records, {} topic records, {} profile records).",
-            summary.accepted, summary.posts, summary.topics, summary.profiles
+            "Imported {} lines ({} post records, {} topic records, {} profile records, {} images cached as AVIF).",
+            summary.accepted,
+            summary.posts,
+            summary.topics,
+            summary.profiles,
+            summary.images_cached
         );
     } else {
         println!("Using the corpus already in {}.", global.data.display());
@@ -91,6 +95,7 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> anyhow::Result<()> {
             }
         }
         println!("    curl {auth} '{base}/api/v1/search?q=wallet+backup&lang=en'");
+        println!("    curl {auth} '{base}/api/v1/images/search?q=chart&size=5'");
         println!("    curl {base}/healthz");
         println!();
         println!("Stop with Ctrl-C.");
