@@ -4,6 +4,7 @@
 mod auth;
 mod contract;
 mod errors;
+mod fuzz;
 mod helpers;
 mod metering;
 mod ops;
