@@ -4,6 +4,7 @@
 mod auth;
 mod contract;
 mod errors;
+mod faults;
 mod fuzz;
 mod helpers;
 mod metering;
