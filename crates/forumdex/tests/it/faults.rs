@@ -463,3 +463,102 @@ fn a_server_killed_under_paid_traffic_charged_exactly_its_debited_requests() {
         ok_ids.len()
     );
 }
+
+/// `chattr +i` on `paths` (as root, permission bits do not stop writes; this does), undone
+/// on drop.
+struct Immutable(Vec<std::path::PathBuf>);
+
+impl Immutable {
+    /// `None` when the attribute cannot be set here (no `chattr`, no privilege, or a file
+    /// system without it).
+    fn set(dir: &Path) -> Option<Self> {
+        let mut paths = vec![dir.to_path_buf()];
+        paths.extend(walk(dir).into_iter().filter(|path| !path.is_symlink()));
+        let guard = Self(paths);
+        for path in &guard.0 {
+            let ok = Command::new("chattr")
+                .arg("+i")
+                .arg(path)
+                .output()
+                .is_ok_and(|out| out.status.success());
+            if !ok {
+                return None;
+            }
+        }
+        Some(guard)
+    }
+}
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        for path in &self.0 {
+            let _ = Command::new("chattr").arg("-i").arg(path).output();
+        }
+    }
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read dir").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        }
+        out.push(path);
+    }
+    out
+}
+
+/// A running server answers 503 when its folder turns read-only (the API tests); started
+/// on a read-only folder it cannot open the corpus's write-ahead log, so it fails fast: a
+/// non-zero exit with the reason on stderr, no panic.
+#[test]
+fn serve_on_a_read_only_data_folder_fails_fast_with_an_error() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let data = work.path().join("data");
+    let corpus = generate(work.path(), 20, 3);
+    json_ok(&data, &["import", corpus.to_str().expect("utf-8 path")]);
+    json_ok(
+        &data,
+        &[
+            "accounts",
+            "create",
+            "--email",
+            "ro@example.com",
+            "--credits",
+            "5",
+        ],
+    );
+    let Some(read_only) = Immutable::set(&data) else {
+        eprintln!("skipped: the data folder cannot be made read-only here (chattr +i)");
+        return;
+    };
+    let mut child = forumdex_command(&data)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start serve");
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("poll serve") {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("serve kept running on a read-only data folder");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(read_only);
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("piped stderr")
+        .read_to_string(&mut stderr)
+        .expect("read stderr");
+    assert!(!status.success(), "serve failed");
+    assert!(stderr.contains("error"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
