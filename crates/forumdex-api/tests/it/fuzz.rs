@@ -19,6 +19,7 @@
 //! request ids), so the balances dropped by exactly the number of 200s.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write as _;
 use std::net::SocketAddr;
 
 use chrono::{Duration, Utc};
@@ -293,7 +294,10 @@ impl Fuzz {
             u64::try_from(self.charged_ids.len()).expect("count"),
             "{name}: balances dropped by the number of 200s"
         );
-        eprintln!(
+        // Straight to the process's stderr: the test harness captures `eprintln!`, and the
+        // number of cases belongs in every run's log.
+        let _ = writeln!(
+            std::io::stderr(),
             "fuzz {name}: {} generated cases, statuses {:?}, {} charged",
             self.cases,
             self.statuses,

@@ -215,7 +215,11 @@ fn an_import_killed_mid_way_leaves_whole_batches_and_completes_when_run_again() 
         corpus_state(&reference, i64::MAX),
         "the completed import equals the uninterrupted one"
     );
-    eprintln!("import killed after {k} of {total_seq} batches of {BATCH}, then completed");
+    // Straight to stderr, past the harness's capture: every run's log shows it.
+    let _ = writeln!(
+        std::io::stderr(),
+        "import killed after {k} of {total_seq} batches of {BATCH}, then completed"
+    );
 }
 
 /// A `forumdex serve` child process and the address it announced.
@@ -458,7 +462,8 @@ fn a_server_killed_under_paid_traffic_charged_exactly_its_debited_requests() {
         lost <= CLIENTS,
         "{lost} charges without a received 200, more than the {CLIENTS} requests in flight"
     );
-    eprintln!(
+    let _ = writeln!(
+        std::io::stderr(),
         "server killed after {} answered requests; {lost} charged responses lost in the kill",
         ok_ids.len()
     );
