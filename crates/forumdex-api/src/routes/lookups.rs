@@ -1,5 +1,6 @@
 //! `GET /api/v1/posts/{id}`, `/topics/{id}`, `/profiles/{id}`: one canonical document at the
-//! newest snapshot; 404 when unknown, 400 for a malformed id or any query parameter.
+//! newest snapshot; 404 when unknown (including integers beyond the corpus's ID range), 400
+//! for a malformed id or any query parameter.
 
 use std::sync::Arc;
 
@@ -10,8 +11,8 @@ use forumdex_corpus::{CorpusStore, Millis, StoreError};
 use crate::app::App;
 use crate::cdn::{self, WithContent};
 use crate::error::{ApiError, blocking};
-use crate::query::QueryParams;
-use crate::routes::path_id;
+use crate::query::{QueryParams, truncate};
+use crate::routes::lookup_id;
 use crate::wire::{Links, Post, Profile, Topic};
 
 /// getForumPost.
@@ -82,7 +83,8 @@ where
     Doc: WithContent + Send + 'static,
 {
     QueryParams::parse(query.as_deref(), &[])?;
-    let id = path_id(raw_id, what)?.get();
+    let not_found = || ApiError::NotFound(format!("{what} {} not found", truncate(raw_id)));
+    let id = lookup_id(raw_id, what)?.ok_or_else(not_found)?.get();
     let corpus = Arc::clone(&app.corpus);
     let links = app.links.clone();
     let found = blocking(move || {
@@ -94,6 +96,6 @@ where
         Ok::<_, StoreError>(found)
     })
     .await?;
-    let doc = found.ok_or_else(|| ApiError::NotFound(format!("{what} {id} not found")))?;
+    let doc = found.ok_or_else(not_found)?;
     Ok(Json(to_wire(&doc, &app.links)))
 }

@@ -13,7 +13,7 @@ use forumdex_corpus::{ForumId, MAX_ID};
 use crate::error::ApiError;
 use crate::query::truncate;
 
-/// Parses a path ID (`what` names it in the error).
+/// Parses a collection's path ID, `1..=MAX_ID` (`what` names it in the error).
 pub fn path_id(raw: &str, what: &str) -> Result<ForumId, ApiError> {
     ForumId::parse(raw).ok_or_else(|| {
         ApiError::BadRequest(format!(
@@ -21,4 +21,20 @@ pub fn path_id(raw: &str, what: &str) -> Result<ForumId, ApiError> {
             truncate(raw)
         ))
     })
+}
+
+/// Parses a lookup's path ID. The contract bounds lookup IDs only from below (integers from
+/// 1), so a well-formed integer above [`MAX_ID`] is a valid ID that no document can have:
+/// `Ok(None)`, answered 404 rather than 400.
+pub fn lookup_id(raw: &str, what: &str) -> Result<Option<ForumId>, ApiError> {
+    if let Some(id) = ForumId::parse(raw) {
+        return Ok(Some(id));
+    }
+    let beyond_range =
+        !raw.is_empty() && !raw.starts_with('0') && raw.bytes().all(|b| b.is_ascii_digit());
+    if beyond_range {
+        Ok(None)
+    } else {
+        path_id(raw, what).map(Some)
+    }
 }

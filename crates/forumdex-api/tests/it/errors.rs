@@ -207,7 +207,6 @@ async fn malformed_ids_and_unknown_parameters_are_400_and_free() {
         "/api/v1/posts/0",
         "/api/v1/posts/-1",
         "/api/v1/posts/1.5",
-        "/api/v1/posts/99999999999999999999999",
         "/api/v1/topics/x",
         "/api/v1/profiles/%20",
         "/api/v1/posts/28?foo=1",

@@ -4,6 +4,8 @@
 mod auth;
 mod contract;
 mod errors;
+mod faults;
+mod fuzz;
 mod helpers;
 mod images;
 mod metering;

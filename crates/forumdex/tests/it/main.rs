@@ -2,6 +2,7 @@
 //! a script would run it. One binary, one module per area.
 
 mod accounts;
+mod faults;
 mod helpers;
 mod import_cli;
 mod search_cli;

@@ -280,22 +280,19 @@ async fn unknown_malformed_and_parameterised_lookups_are_refused_free() {
     seed(&api);
     let caller = api.caller(1_000);
     for kind in ["posts", "topics", "profiles"] {
-        for id in ["999", "9007199254740991", "12345678"] {
+        // The contract bounds lookup IDs only from below: an integer beyond the corpus's
+        // range is a valid ID of no document.
+        for id in [
+            "999",
+            "9007199254740991",
+            "12345678",
+            "9007199254740992",
+            "99999999999999999999",
+        ] {
             api.fails(&caller, &format!("/api/v1/{kind}/{id}"), 404)
                 .await;
         }
-        for id in [
-            "0",
-            "-1",
-            "abc",
-            "1.5",
-            "9007199254740992",
-            "01",
-            "+5",
-            "5%20",
-            "1e3",
-            "99999999999999999999",
-        ] {
+        for id in ["0", "-1", "abc", "1.5", "01", "+5", "5%20", "1e3"] {
             api.fails(&caller, &format!("/api/v1/{kind}/{id}"), 400)
                 .await;
         }
