@@ -18,8 +18,14 @@
 # Every figure is one JSON line in $WORK/results.jsonl with the load average beside it; a
 # table is printed at the end. Nothing here runs in CI (.ci/run).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-ROOT=$PWD
+ROOT=${BENCH_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+# Run from a copy: bash reads a script as it goes, so editing it mid-run would break the run.
+if [ -z "${BENCH_ROOT:-}" ]; then
+    copy=$(mktemp)
+    cp "$0" "$copy"
+    BENCH_ROOT=$ROOT exec bash "$copy" "$@"
+fi
+cd "$ROOT"
 POSTS=1000000
 SECS=20
 CONC=8
@@ -37,12 +43,12 @@ while [ $# -gt 0 ]; do
         *) echo "unknown argument $1" >&2; exit 2 ;;
     esac
 done
-PORT=${BENCH_PORT:-18080}
+PORT=${BENCH_PORT:-38517}
 ADDR=127.0.0.1:$PORT
 SAMPLE=$ROOT/../shared/data/bitcointalk-sample.jsonl.gz
 mkdir -p "$WORK"
 RESULTS=$WORK/results.jsonl
-: > "$RESULTS"
+[ "$SKIP_IMPORT" = 1 ] || : > "$RESULTS"
 
 if [ -z "$BIN" ]; then
     cargo build --release -p forumdex -p forumdex-bench
@@ -78,10 +84,11 @@ import() {
         "$FDX" --data "$data" reindex --json > "$WORK/$name.reindex.json"
     read -r rwall rrss ruser rsys < "$WORK/$name.reindex.time"
     record "$name" "$(jq -c --argjson wall "$wall" --argjson rss "$rss" --argjson user "$user" --argjson sys "$sys" \
-        --argjson rwall "$rwall" --argjson rrss "$rrss" --arg lb "$load_before" '{
+        --argjson rwall "$rwall" --argjson rrss "$rrss" --argjson ruser "$ruser" --argjson rsys "$rsys" \
+        --arg lb "$load_before" '{
         label: "import", post_records: .posts, lines: .accepted, wall_s: $wall, cpu_s: ($user + $sys),
         posts_per_s: ((.posts / $wall) | round), peak_rss_mib: (($rss / 1024) | round),
-        reindex_wall_s: $rwall, reindex_peak_rss_mib: (($rrss / 1024) | round),
+        reindex_wall_s: $rwall, reindex_cpu_s: ($ruser + $rsys), reindex_peak_rss_mib: (($rrss / 1024) | round),
         corpus_only_posts_per_s: ((.posts / ($wall - $rwall)) | round), load_before: $lb}' \
         "$WORK/$name.import.json")"
 }
@@ -97,12 +104,13 @@ serve_and_load() {
         2> "$WORK/$name.serve.log" &
     local server=$!
     for _ in $(seq 1 600); do
+        kill -0 "$server" 2> /dev/null || { cat "$WORK/$name.serve.log" >&2; exit 1; }
         curl -fs "http://$ADDR/readyz" > /dev/null 2>&1 && break
         sleep 0.1
     done
     run() {
         record "$name" "$("$LOAD" run --addr "$ADDR" --key "$key" --paths "$1" --label "$2" \
-            --concurrency "$CONC" --seconds "$SECS" --pid "$server")"
+            --concurrency "${3:-$CONC}" --seconds "$SECS" --pid "$server")"
     }
     run "$data/bench/search.paths" search
     run "$data/bench/lookups.paths" lookups
@@ -111,6 +119,9 @@ serve_and_load() {
             --out "$data/bench"
         run "$data/bench/pages-start.paths" pages-start
         run "$data/bench/pages-end.paths" pages-end
+        # Latency without queueing: one request at a time.
+        run "$data/bench/pages-start.paths" pages-start-c1 1
+        run "$data/bench/pages-end.paths" pages-end-c1 1
     fi
     kill "$server"
     wait "$server" || true

@@ -13,9 +13,10 @@ for c in corpora:
     if imp:
         print(f"| {c} | import ({imp['post_records']} post records, indexing included) | "
               f"{imp['posts_per_s']} posts/s, {imp['wall_s']} s wall, {imp['cpu_s']:.0f} s CPU, "
-              f"peak RSS {imp['peak_rss_mib']} MiB (reindex alone {imp['reindex_wall_s']} s, "
+              f"peak RSS {imp['peak_rss_mib']} MiB (reindex alone {imp['reindex_wall_s']} s wall, "
+              f"{imp.get('reindex_cpu_s', 0):.0f} s CPU; "
               f"corpus alone {imp['corpus_only_posts_per_s']} posts/s) | {imp['load_before']} |")
-    for label in ["search", "lookups", "pages-start", "pages-end"]:
+    for label in ["search", "lookups", "pages-start", "pages-end", "pages-start-c1", "pages-end-c1"]:
         r = by.get((c, label))
         if r:
             print(f"| {c} | HTTP {label} (c={r['concurrency']}) | {r['rps']:.0f} req/s, "
