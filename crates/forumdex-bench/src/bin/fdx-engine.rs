@@ -18,14 +18,15 @@
 //!   `snippet()`.
 //!
 //! Both run `threads` threads in a closed loop over the query set for `seconds` and print
-//! one JSON line: queries/s and latency percentiles.
+//! one JSON line: queries/s, latency percentiles and the CPU time spent per query (which,
+//! unlike queries/s, other work on the machine does not inflate).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use forumdex_bench::{Latencies, queries};
+use forumdex_bench::{Latencies, queries, rss};
 use forumdex_corpus::text::html_to_text;
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{Query, QueryParser};
@@ -105,6 +106,7 @@ fn measure<S>(
     for (q, lang) in &queries {
         totals.push(search(&mut warm, q, lang.as_deref())?);
     }
+    let cpu_at_start = rss::cpu_seconds(0).unwrap_or(0.0);
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let mut all = Latencies::default();
     std::thread::scope(|scope| -> anyhow::Result<()> {
@@ -134,8 +136,10 @@ fn measure<S>(
         }
         Ok(())
     })?;
+    let cpu = rss::cpu_seconds(0).unwrap_or(0.0) - cpu_at_start;
     let requests = all.len();
     let report = serde_json::json!({
+        "cpu_ms_per_query": (cpu * 1e6 / requests.max(1) as f64).round() / 1000.0,
         "label": label,
         "threads": threads,
         "seconds": seconds,

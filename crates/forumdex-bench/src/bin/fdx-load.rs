@@ -10,8 +10,10 @@
 //!
 //! `run` keeps `concurrency` keep-alive connections busy (closed loop: each sends its next
 //! request when the previous answer arrived), cycling through the paths of the file, and
-//! prints one JSON line: requests/s, non-200 answers, p50/p99/p99.9/max latency in ms, and
-//! the largest resident memory of process `pid` (the server) sampled every 100 ms.
+//! prints one JSON line: requests/s, non-200 answers, p50/p99/p99.9/max latency in ms, the
+//! CPU time the server (process `pid`) and this client spent per request while measuring
+//! (a figure that other work on the machine does not inflate, unlike requests/s), and the
+//! largest resident memory of the server, sampled every 100 ms.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -242,13 +244,23 @@ async fn run(options: &Options) -> anyhow::Result<()> {
         let done = Arc::clone(&done);
         tokio::spawn(async move {
             let mut max_rss = 0u64;
+            let mut cpu_at_start = None;
             while !done.load(Ordering::Relaxed) {
+                if cpu_at_start.is_none() && Instant::now() >= measure_from {
+                    cpu_at_start = Some((
+                        pid.and_then(rss::cpu_seconds).unwrap_or(0.0),
+                        rss::cpu_seconds(0).unwrap_or(0.0),
+                    ));
+                }
                 if let Some((current, _)) = pid.and_then(rss::of) {
                     max_rss = max_rss.max(current);
                 }
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
-            max_rss
+            let (server_start, client_start) = cpu_at_start.unwrap_or_default();
+            let server_cpu = pid.and_then(rss::cpu_seconds).unwrap_or(0.0) - server_start;
+            let client_cpu = rss::cpu_seconds(0).unwrap_or(0.0) - client_start;
+            (max_rss, server_cpu, client_cpu)
         })
     };
     let mut all = Latencies::default();
@@ -256,8 +268,10 @@ async fn run(options: &Options) -> anyhow::Result<()> {
         all.merge(worker.await??);
     }
     done.store(true, Ordering::Relaxed);
-    let max_rss = sampler.await?;
+    let (max_rss, server_cpu, client_cpu) = sampler.await?;
     let requests = all.len();
+    let per_request_ms =
+        |cpu: f64| (cpu * 1000.0 / requests.max(1) as f64 * 1000.0).round() / 1000.0;
     let report = serde_json::json!({
         "label": label,
         "concurrency": concurrency,
@@ -269,6 +283,8 @@ async fn run(options: &Options) -> anyhow::Result<()> {
         "p99_ms": all.quantile_ms(0.99),
         "p999_ms": all.quantile_ms(0.999),
         "max_ms": all.quantile_ms(1.0),
+        "server_cpu_ms_per_request": pid.map(|_| per_request_ms(server_cpu)),
+        "client_cpu_ms_per_request": per_request_ms(client_cpu),
         "server_rss_mib": pid.map(|_| (max_rss as f64 / 1048576.0).round()),
         "server_peak_rss_mib": pid.and_then(rss::of).map(|(_, hwm)| (hwm as f64 / 1048576.0).round()),
     });
