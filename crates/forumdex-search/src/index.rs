@@ -280,7 +280,7 @@ impl SearchIndexes {
         Ok(lang_index)
     }
 
-    /// Brings the indexes up to the corpus's newest snapshot, in windows of a few sequences,
+    /// Brings the indexes up to the corpus's newest snapshot, in windows of up to 32 sequences,
     /// each committed before `state.json` records it.
     pub fn sync(&self, corpus: &dyn CorpusStore) -> Result<SyncReport, SearchError> {
         let _serial = self.sync_lock.lock().expect("not poisoned");
