@@ -89,7 +89,7 @@ import() {
         label: "import", post_records: .posts, lines: .accepted, wall_s: $wall, cpu_s: ($user + $sys),
         posts_per_s: ((.posts / $wall) | round), peak_rss_mib: (($rss / 1024) | round),
         reindex_wall_s: $rwall, reindex_cpu_s: ($ruser + $rsys), reindex_peak_rss_mib: (($rrss / 1024) | round),
-        corpus_only_posts_per_s: ((.posts / ($wall - $rwall)) | round), load_before: $lb}' \
+        posts_per_2_core_cpu_s: ((.posts / (($user + $sys) / 2)) | round), load_before: $lb}' \
         "$WORK/$name.import.json")"
 }
 

@@ -34,6 +34,10 @@ use tantivy::schema::{Field, Value};
 use tantivy::snippet::SnippetGenerator;
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument};
 
+/// The allocator `forumdex` uses, so that engine and server are compared on equal terms.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let command = args.next().unwrap_or_default();

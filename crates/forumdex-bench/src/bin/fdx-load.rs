@@ -27,6 +27,10 @@ use forumdex_bench::{Latencies, queries, rss};
 use rand::seq::SliceRandom;
 use rand::{SeedableRng, rngs::StdRng};
 
+/// The allocator `forumdex` uses, so that engine and server are compared on equal terms.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let command = args.next().unwrap_or_default();
