@@ -418,11 +418,8 @@ impl AccountStore for SqliteAccountStore {
     fn balance(&self, id: AccountId) -> Result<u64, AccountError> {
         self.with_conn(|conn| {
             let credits: i64 = conn
-                .query_row(
-                    "SELECT credits FROM accounts WHERE id = ?1",
-                    params![id.get()],
-                    |row| row.get(0),
-                )
+                .prepare_cached("SELECT credits FROM accounts WHERE id = ?1")
+                .and_then(|mut stmt| stmt.query_row(params![id.get()], |row| row.get(0)))
                 .optional()
                 .map_err(AccountError::storage)?
                 .ok_or(AccountError::AccountNotFound(id))?;
@@ -482,11 +479,12 @@ impl AccountStore for SqliteAccountStore {
         validate_charge(request_id, operation)?;
         self.write(|tx| {
             let earlier: Option<(i64, i64)> = tx
-                .query_row(
+                .prepare_cached(
                     "SELECT account_id, balance_after FROM ledger WHERE request_id = ?1",
-                    params![request_id],
-                    |row| Ok((row.get(0)?, row.get(1)?)),
                 )
+                .and_then(|mut stmt| {
+                    stmt.query_row(params![request_id], |row| Ok((row.get(0)?, row.get(1)?)))
+                })
                 .optional()
                 .map_err(AccountError::storage)?;
             if let Some((charged, balance_after)) = earlier {
@@ -735,13 +733,12 @@ impl AccountStore for SqliteAccountStore {
                 // The lookup goes through the unique index on the hash of a secret with 190
                 // random bits; the stored hash is compared again in constant time below.
                 let row: Option<(Vec<u8>, KeyRow)> = tx
-                    .query_row(
-                        &format!(
-                            "SELECT secret_sha256, {KEY_COLUMNS} FROM api_keys
-                             WHERE secret_sha256 = ?1"
-                        ),
-                        params![hash.as_bytes().as_slice()],
-                        |row| {
+                    .prepare_cached(&format!(
+                        "SELECT secret_sha256, {KEY_COLUMNS} FROM api_keys
+                         WHERE secret_sha256 = ?1"
+                    ))
+                    .and_then(|mut stmt| {
+                        stmt.query_row(params![hash.as_bytes().as_slice()], |row| {
                             let stored: Vec<u8> = row.get(0)?;
                             Ok((
                                 stored,
@@ -755,8 +752,8 @@ impl AccountStore for SqliteAccountStore {
                                     row.get(7)?,
                                 ),
                             ))
-                        },
-                    )
+                        })
+                    })
                     .optional()
                     .map_err(AccountError::storage)?;
                 let Some((stored, key_row)) = row else {

@@ -187,7 +187,15 @@ async fn operate(
     let secret = api_key(request.headers())?;
     let now = chrono::Utc::now();
     let accounts = Arc::clone(&app.accounts);
-    let key = blocking(move || accounts.authenticate(&secret, now)).await?;
+    // One trip to the blocking pool reads the key (with its allowlist) and then the balance,
+    // both from the database; the balance's outcome is applied only after the allowlist and
+    // the rate limit, so the order of checks is unchanged.
+    let (key, balance) = blocking(move || {
+        let key = accounts.authenticate(&secret, now)?;
+        let balance = accounts.balance(key.account_id);
+        Ok::<_, ApiError>((key, balance))
+    })
+    .await?;
     let source_ip = client_ip(peer.ip(), request.headers(), &app.settings.trusted_proxies);
     if !key.allow.allows(source_ip) {
         return Err(ApiError::Forbidden { source_ip });
@@ -200,10 +208,8 @@ async fn operate(
     if !decision.allowed {
         return Err(ApiError::RateLimited(decision));
     }
-    let accounts = Arc::clone(&app.accounts);
     let account_id = key.account_id;
-    let balance = blocking(move || accounts.balance(account_id)).await?;
-    if balance == 0 {
+    if balance? == 0 {
         return Err(ApiError::PaymentRequired {
             topup_url: app.settings.topup_url.clone(),
         });

@@ -18,7 +18,7 @@ use forumdex_corpus::html::img_tags;
 use forumdex_corpus::text::{html_to_search_text, html_to_text};
 use forumdex_corpus::{ChangePosition, CorpusStore, Millis, PostDoc};
 use serde::{Deserialize, Serialize};
-use tantivy::collector::{Count, TopDocs};
+use tantivy::collector::TopDocs;
 use tantivy::query::TermQuery;
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing,
@@ -32,8 +32,11 @@ use crate::quality::{self, Quality};
 
 /// Version of the schema and analyzers; indexes written by another version are rebuilt.
 pub const VERSION: u32 = 4;
-/// Corpus sequences indexed per commit.
-const WINDOW: i64 = 8;
+/// Corpus sequences indexed per commit (an import batch is one sequence, 5,000
+/// observations by default). Each commit flushes every touched index and waits for its
+/// merges, so a backlog (a fresh import, a reindex) is indexed in large windows; a running
+/// import is synced every 2 s and touches a few sequences at a time anyway.
+const WINDOW: i64 = 32;
 /// Posts read from the corpus per call.
 const PAGE: usize = 2_000;
 /// Memory budget of one index writer, in bytes.
@@ -287,7 +290,7 @@ impl SearchIndexes {
         Ok(lang_index)
     }
 
-    /// Brings the indexes up to the corpus's newest snapshot, in windows of a few sequences,
+    /// Brings the indexes up to the corpus's newest snapshot, in windows of up to 32 sequences,
     /// each committed before `state.json` records it.
     pub fn sync(&self, corpus: &dyn CorpusStore) -> Result<SyncReport, SearchError> {
         let _serial = self.sync_lock.lock().expect("not poisoned");
@@ -468,10 +471,12 @@ impl SearchIndexes {
         post_id: i64,
     ) -> Result<bool, SearchError> {
         let searcher = index.reader.searcher();
-        let query = TermQuery::new(
-            Term::from_field_text(self.fields.dup_key, key),
-            IndexRecordOption::Basic,
-        );
+        let term = Term::from_field_text(self.fields.dup_key, key);
+        // Most keys are unique: the term dictionary answers without running a query.
+        if searcher.doc_freq(&term)? == 0 {
+            return Ok(false);
+        }
+        let query = TermQuery::new(term, IndexRecordOption::Basic);
         let found = searcher.search(&query, &TopDocs::with_limit(2).order_by_score())?;
         for (_, address) in found {
             let doc: TantivyDocument = searcher.doc(address)?;
@@ -500,10 +505,12 @@ fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// Whether the committed index holds a live document with `term`.
+/// Whether the committed index may hold a document with `term`: its document frequency,
+/// read from the term dictionaries alone (no query is run). It counts deleted documents
+/// too, so it may say yes for a post already removed; the caller then deletes by the term
+/// again, which is harmless.
 fn holds(searcher: &Searcher, term: &Term) -> Result<bool, SearchError> {
-    let query = TermQuery::new(term.clone(), IndexRecordOption::Basic);
-    Ok(searcher.search(&query, &Count)? > 0)
+    Ok(searcher.doc_freq(term)? > 0)
 }
 
 fn writer_for<'a>(

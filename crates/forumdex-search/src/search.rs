@@ -29,12 +29,13 @@ use std::sync::Arc;
 
 use forumdex_corpus::Millis;
 use tantivy::collector::{Count, TopDocs};
+use tantivy::columnar::Column;
 use tantivy::query::{
     BooleanQuery, BoostQuery, ConstScoreQuery, FuzzyTermQuery, Occur, Query, TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::snippet::SnippetGenerator;
-use tantivy::{Searcher, TantivyDocument, Term};
+use tantivy::{DocAddress, Searcher, TantivyDocument, Term};
 
 use crate::SearchError;
 use crate::analysis::{self, LangCode, TEXT_ANALYZER};
@@ -169,8 +170,23 @@ struct Target {
 
 struct Outcome {
     total: u64,
-    hits: Vec<(usize, Hit)>,
+    hits: Vec<Candidate>,
     queries: Vec<Option<Box<dyn Query>>>,
+}
+
+/// A match before its stored document is read: what re-ranking needs, from fast fields.
+/// Only the [`SearchRequest::limit`] best candidates get their document loaded.
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    /// The target it came from.
+    at: usize,
+    address: DocAddress,
+    post_id: i64,
+    date: i64,
+    is_op: bool,
+    health_score: f64,
+    bm25: f64,
+    score: f64,
 }
 
 /// Runs `request` against `indexes`.
@@ -206,8 +222,17 @@ pub fn search(
             did_you_mean = Some(better);
         }
     }
-    let mut hits = rerank(outcome.hits, freshness, answer_seeking);
-    hits.truncate(request.limit);
+    let (mut best, rank_source) = rerank(outcome.hits, freshness, answer_seeking);
+    best.truncate(request.limit);
+    let mut hits = Vec::with_capacity(best.len());
+    for candidate in best {
+        let target = &targets[candidate.at];
+        let doc: TantivyDocument = target.searcher.doc(candidate.address)?;
+        let mut hit = hit_of(&doc, &fields, candidate.bm25, &target.index.key);
+        hit.score = candidate.score;
+        hit.rank_source = rank_source.clone();
+        hits.push((candidate.at, hit));
+    }
     if !request.images_only {
         highlight(&targets, &outcome.queries, &fields, &mut hits)?;
     }
@@ -270,11 +295,34 @@ fn run(
             &(Count, TopDocs::with_limit(RERANK_DEPTH).order_by_score()),
         )?;
         outcome.total += count as u64;
+        let mut columns: HashMap<u32, Columns> = HashMap::new();
         for (bm25, address) in top {
-            let doc: TantivyDocument = target.searcher.doc(address)?;
-            outcome
-                .hits
-                .push((at, hit_of(&doc, fields, f64::from(bm25), &target.index.key)));
+            let columns = match columns.entry(address.segment_ord) {
+                Entry::Occupied(entry) => entry.into_mut(),
+                Entry::Vacant(entry) => {
+                    let fast = target
+                        .searcher
+                        .segment_reader(address.segment_ord)
+                        .fast_fields();
+                    entry.insert(Columns {
+                        post_id: fast.i64("post_id")?,
+                        date: fast.i64("date")?,
+                        is_op: fast.u64("is_op")?,
+                        health_score: fast.f64("health_score")?,
+                    })
+                }
+            };
+            let doc = address.doc_id;
+            outcome.hits.push(Candidate {
+                at,
+                address,
+                post_id: columns.post_id.first(doc).unwrap_or(0),
+                date: columns.date.first(doc).unwrap_or(0),
+                is_op: columns.is_op.first(doc) == Some(1),
+                health_score: columns.health_score.first(doc).unwrap_or(0.0),
+                bm25: f64::from(bm25),
+                score: f64::from(bm25),
+            });
         }
         outcome.queries.push(Some(query));
     }
@@ -365,10 +413,22 @@ fn hit_of(doc: &TantivyDocument, f: &Fields, bm25: f64, index: &str) -> Hit {
     }
 }
 
+/// The fast-field columns re-ranking reads, for one segment.
+struct Columns {
+    post_id: Column<i64>,
+    date: Column<i64>,
+    is_op: Column<u64>,
+    health_score: Column<f64>,
+}
+
 /// Multiplies BM25 by the quality, freshness and answer factors and sorts (score desc, post
-/// ID asc).
-fn rerank(mut hits: Vec<(usize, Hit)>, freshness: bool, answer_seeking: bool) -> Vec<(usize, Hit)> {
-    let newest = hits.iter().map(|(_, h)| h.date.0).max().unwrap_or(0);
+/// ID asc); returns the candidates and the `rank_source` that applied.
+fn rerank(
+    mut hits: Vec<Candidate>,
+    freshness: bool,
+    answer_seeking: bool,
+) -> (Vec<Candidate>, String) {
+    let newest = hits.iter().map(|h| h.date).max().unwrap_or(0);
     let mut source = "bm25+quality".to_owned();
     if freshness {
         source.push_str("+freshness");
@@ -376,21 +436,20 @@ fn rerank(mut hits: Vec<(usize, Hit)>, freshness: bool, answer_seeking: bool) ->
     if answer_seeking {
         source.push_str("+answer");
     }
-    for (_, hit) in &mut hits {
+    for hit in &mut hits {
         let mut score = hit.bm25 * (0.75 + 0.5 * hit.health_score);
         if freshness {
-            let age_days = (newest - hit.date.0).max(0) as f64 / DAY_MS;
+            let age_days = (newest - hit.date).max(0) as f64 / DAY_MS;
             score *= 0.3 + 0.7 * 0.5f64.powf(age_days / HALF_LIFE_DAYS);
         }
         if answer_seeking && !hit.is_op {
             score *= ANSWER_BOOST;
         }
         hit.score = (score * 1e6).round() / 1e6;
-        hit.rank_source = source.clone();
     }
-    hits.sort_by(|(_, a), (_, b)| b.score.total_cmp(&a.score).then(a.post_id.cmp(&b.post_id)));
-    hits.dedup_by_key(|(_, h)| h.post_id);
-    hits
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.post_id.cmp(&b.post_id)));
+    hits.dedup_by_key(|h| h.post_id);
+    (hits, source)
 }
 
 /// Fills `highlight` with `<mark>`ed fragments of title and content.

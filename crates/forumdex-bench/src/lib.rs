@@ -1,0 +1,94 @@
+//! Benchmark tools of forumdex (BENCHMARKS.md, `scripts/bench.sh`).
+//!
+//! - `fdx-load`: a closed-loop HTTP/1.1 load generator (keep-alive connections, a fixed
+//!   number of them, each sending its next request when the previous answer arrived), run as
+//!   a second process beside `forumdex serve`. It prints requests/s and latency percentiles
+//!   as one JSON line per scenario, and samples the server's resident memory while it runs.
+//! - `fdx-engine`: the same search queries without forumdex around them: on the very same
+//!   tantivy indexes (no HTTP, no authentication, no billing, no re-ranking) and on a SQLite
+//!   FTS5 table built from the same posts.
+//!
+//! The library holds what both share: the query set ([`queries`]), percentiles
+//! ([`Latencies`]), the minimal HTTP client ([`http`]) and `/proc` memory readings ([`rss`]).
+
+pub mod http;
+pub mod rss;
+
+use std::time::Duration;
+
+/// The benchmark's search queries (`queries.tsv`): `(query, language)`, `None` meaning every
+/// index.
+pub fn queries() -> Vec<(String, Option<String>)> {
+    include_str!("../queries.tsv")
+        .lines()
+        .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
+        .filter_map(|line| {
+            let (q, lang) = line.split_once('\t')?;
+            let lang = (lang.trim() != "-").then(|| lang.trim().to_owned());
+            Some((q.to_owned(), lang))
+        })
+        .collect()
+}
+
+/// Latencies of one scenario, in microseconds, with exact percentiles (they are sorted once).
+#[derive(Debug, Default, Clone)]
+pub struct Latencies {
+    micros: Vec<u32>,
+}
+
+impl Latencies {
+    /// Records one latency.
+    pub fn record(&mut self, latency: Duration) {
+        self.micros
+            .push(u32::try_from(latency.as_micros()).unwrap_or(u32::MAX));
+    }
+
+    /// Adds every latency of `other`.
+    pub fn merge(&mut self, other: Latencies) {
+        self.micros.extend(other.micros);
+    }
+
+    /// Latencies recorded.
+    pub fn len(&self) -> usize {
+        self.micros.len()
+    }
+
+    /// Whether none was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.micros.is_empty()
+    }
+
+    /// The `q` quantile (0..=1) in milliseconds, nearest rank; 0 when empty.
+    pub fn quantile_ms(&mut self, q: f64) -> f64 {
+        if self.micros.is_empty() {
+            return 0.0;
+        }
+        self.micros.sort_unstable();
+        let rank = ((self.micros.len() as f64 * q).ceil() as usize).clamp(1, self.micros.len());
+        f64::from(self.micros[rank - 1]) / 1000.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_are_nearest_rank() {
+        let mut l = Latencies::default();
+        for ms in 1..=1000u64 {
+            l.record(Duration::from_millis(ms));
+        }
+        assert_eq!(l.quantile_ms(0.5), 500.0);
+        assert_eq!(l.quantile_ms(0.99), 990.0);
+        assert_eq!(l.quantile_ms(0.999), 999.0);
+        assert_eq!(l.quantile_ms(1.0), 1000.0);
+    }
+
+    #[test]
+    fn the_query_set_parses() {
+        let q = queries();
+        assert!(q.len() >= 20);
+        assert!(q.iter().any(|(_, lang)| lang.as_deref() == Some("ru")));
+    }
+}
