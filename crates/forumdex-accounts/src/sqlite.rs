@@ -116,6 +116,17 @@ impl SqliteAccountStore {
 
     fn connect(&self) -> Result<Connection, AccountError> {
         let conn = Connection::open(&self.path).map_err(AccountError::storage)?;
+        // SQLite silently opens a write-protected file read-only; such a connection would
+        // stay read-only in the pool after the fault is gone, so refuse it (a 503 now, a
+        // writable connection on a later request).
+        if conn
+            .is_readonly(rusqlite::MAIN_DB)
+            .map_err(AccountError::storage)?
+        {
+            return Err(AccountError::Storage(
+                format!("{} is read-only", self.path.display()).into(),
+            ));
+        }
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(AccountError::storage)?;
         let mode: String = conn

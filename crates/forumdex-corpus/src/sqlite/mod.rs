@@ -92,7 +92,16 @@ impl SqliteCorpusStore {
     ) -> Result<T, StoreError> {
         let mut guard = self.writer.lock().expect("writer lock");
         if guard.is_none() {
-            *guard = Some(connect(&self.path)?);
+            let conn = connect(&self.path)?;
+            // SQLite silently opens a write-protected file read-only; keeping such a writer
+            // would fail every write after the fault is gone.
+            if conn.is_readonly(rusqlite::MAIN_DB).map_err(map_err)? {
+                return Err(StoreError::Unavailable(format!(
+                    "{} is read-only",
+                    self.path.display()
+                )));
+            }
+            *guard = Some(conn);
         }
         let conn = guard.as_mut().expect("writer connection was just set");
         f(conn).map_err(map_err)
