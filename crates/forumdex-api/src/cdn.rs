@@ -15,8 +15,11 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use forumdex_corpus::html::{img_tags, rewrite_img_sources};
-use forumdex_corpus::{CachedImage, CorpusStore, PostDoc, ProfileDoc, StoreError, TopicDoc};
+use forumdex_corpus::{
+    CachedImage, CorpusStore, Millis, PostDoc, ProfileDoc, StoreError, TopicDoc,
+};
 use forumdex_images::{ObjectError, is_object_name};
+use forumdex_search::Hit;
 
 use crate::app::App;
 use crate::error::{ApiError, blocking};
@@ -200,6 +203,23 @@ pub fn cached_images<'a>(
         return Ok(CachedImages::new());
     }
     corpus.cached_images(&urls, seq)
+}
+
+/// The cached images of search hits at the newest snapshot, and that snapshot's sequence.
+/// When no hit shows an image the store is not asked (the sequence is then 0 and the map
+/// empty): plain searches pay nothing for images.
+pub fn hit_images(
+    corpus: &dyn CorpusStore,
+    hits: &[Hit],
+) -> Result<(CachedImages, i64), StoreError> {
+    if hits.iter().all(|hit| hit.images.is_empty()) {
+        return Ok((CachedImages::new(), 0));
+    }
+    let seq = corpus.snapshot(Millis::now())?.seq;
+    let sources = hits
+        .iter()
+        .flat_map(|hit| hit.images.iter().map(String::as_str));
+    Ok((cached_images(corpus, sources, seq)?, seq))
 }
 
 /// Documents whose posts carry HTML that may show images.

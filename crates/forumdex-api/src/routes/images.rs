@@ -15,7 +15,6 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{RawQuery, State};
-use forumdex_corpus::Millis;
 use serde::Serialize;
 
 use crate::app::App;
@@ -68,12 +67,7 @@ pub async fn search_images(
     let links = app.links.clone();
     let response = blocking(move || -> Result<_, ApiError> {
         let results = forumdex_search::search(&indexes, &request)?;
-        let snapshot = corpus.snapshot(Millis::now())?;
-        let sources = results
-            .hits
-            .iter()
-            .flat_map(|hit| hit.images.iter().map(String::as_str));
-        let cached = cdn::cached_images(corpus.as_ref(), sources, snapshot.seq)?;
+        let (cached, seq) = cdn::hit_images(corpus.as_ref(), &results.hits)?;
         let mut seen = HashSet::new();
         let mut found = Vec::new();
         for hit in &results.hits {
@@ -91,7 +85,7 @@ pub async fn search_images(
         let mut images = Vec::with_capacity(size.min(found.len()));
         for (post_id, image) in found.iter().take(size) {
             // The post as the lookups show it, at the same snapshot as the images.
-            let Some(post) = corpus.post(*post_id, snapshot.seq)? else {
+            let Some(post) = corpus.post(*post_id, seq)? else {
                 continue;
             };
             images.push(Image {

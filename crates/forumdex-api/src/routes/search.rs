@@ -10,7 +10,6 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{RawQuery, State};
-use forumdex_corpus::Millis;
 use forumdex_corpus::text::replace_image_markers;
 use forumdex_search::search::{DEFAULT_LIMIT, RANKING_MODEL_VERSION};
 use forumdex_search::{Hit, LangCode, SearchError, SearchRequest, SearchResults};
@@ -38,12 +37,7 @@ pub async fn search(
     let corpus = Arc::clone(&app.corpus);
     let (results, cached) = blocking(move || -> Result<_, ApiError> {
         let results = forumdex_search::search(&indexes, &request)?;
-        let snapshot = corpus.snapshot(Millis::now())?;
-        let sources = results
-            .hits
-            .iter()
-            .flat_map(|h| h.images.iter().map(String::as_str));
-        let cached = cdn::cached_images(corpus.as_ref(), sources, snapshot.seq)?;
+        let (cached, _) = cdn::hit_images(corpus.as_ref(), &results.hits)?;
         Ok((results, cached))
     })
     .await?;
