@@ -19,7 +19,7 @@
 //! ```
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -83,6 +83,11 @@ CREATE INDEX ledger_by_account ON ledger (account_id, id);
 pub struct SqliteAccountStore {
     path: PathBuf,
     idle: Mutex<Vec<Connection>>,
+    /// Held for every write transaction of this process: concurrent writers (the debits of
+    /// requests served at once) queue here and each is woken as soon as the previous one
+    /// commits, where SQLite's busy handler would poll with sleeps of a millisecond and more.
+    /// Writers in other processes (the CLI) still meet the busy timeout.
+    writer: Mutex<()>,
 }
 
 impl SqliteAccountStore {
@@ -102,6 +107,7 @@ impl SqliteAccountStore {
         let store = Self {
             path: path.as_ref().to_path_buf(),
             idle: Mutex::new(Vec::new()),
+            writer: Mutex::new(()),
         };
         let mut conn = store.connect()?;
         migrate(&mut conn)?;
@@ -176,6 +182,7 @@ impl SqliteAccountStore {
         &self,
         f: impl FnOnce(&Transaction<'_>) -> Result<T, AccountError>,
     ) -> Result<T, AccountError> {
+        let _one_writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
         self.with_conn(|conn| {
             let tx = conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)
