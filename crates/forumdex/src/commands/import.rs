@@ -1,13 +1,16 @@
-//! `forumdex import`: corpus files into the data folder's corpus.
+//! `forumdex import`: corpus files into the data folder's corpus, indexed for search as
+//! they are imported.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, mpsc};
+use std::time::Duration;
 
 use clap::Args;
-use forumdex_corpus::{CorpusStore, SqliteCorpusStore};
+use forumdex_corpus::{CorpusStore, Millis, SqliteCorpusStore};
 use forumdex_images::LocalImageObjects;
 use forumdex_ingest::source::Source;
 use forumdex_ingest::{ImportOptions, ImportSummary, import_files};
+use forumdex_search::{SearchError, SearchIndexes};
 
 use crate::cli::GlobalArgs;
 use crate::output::print_json;
@@ -37,14 +40,39 @@ pub fn run(global: &GlobalArgs, args: ImportArgs) -> anyhow::Result<()> {
         }
     }
     let store = SqliteCorpusStore::open(&global.data)?;
-    let summary = import(
-        &store,
-        &global.data,
-        &sources,
-        args.batch_size as usize,
-        !global.json,
-    )?;
-    sync_search(global, &store);
+    let indexes = match SearchIndexes::open(&global.data) {
+        Ok(indexes) => Some(indexes),
+        Err(err) => {
+            warn_not_indexed(&err);
+            None
+        }
+    };
+    let summary = std::thread::scope(|scope| {
+        // Indexing runs beside the import (both cores busy); dropping `importing` ends it.
+        let (importing, imported) = mpsc::channel::<()>();
+        let indexer = indexes
+            .as_ref()
+            .map(|indexes| scope.spawn(|| index_while_importing(indexes, &store, imported)));
+        let summary = import(
+            &store,
+            &global.data,
+            &sources,
+            args.batch_size as usize,
+            !global.json,
+        );
+        drop(importing);
+        if let Some(indexer) = indexer {
+            // An error here (say, a running server holds the index writer) is met again and
+            // reported by the final sync below.
+            let _ = indexer.join().expect("the indexer does not panic");
+        }
+        summary
+    })?;
+    if let Some(indexes) = &indexes
+        && let Err(err) = indexes.sync(&store)
+    {
+        warn_not_indexed(&err);
+    }
     if global.json {
         print_json(&summary)
     } else {
@@ -65,15 +93,38 @@ pub fn run(global: &GlobalArgs, args: ImportArgs) -> anyhow::Result<()> {
     }
 }
 
-/// Makes the import searchable without a running server. A failure (say, a running server
-/// holds the index writer) is only a warning: the server's own sync picks the import up.
-fn sync_search(global: &GlobalArgs, store: &SqliteCorpusStore) {
-    let synced = forumdex_search::SearchIndexes::open(&global.data).and_then(|i| i.sync(store));
-    if let Err(err) = synced {
-        eprintln!(
-            "warning: the search indexes were not updated ({err}); `forumdex serve` or `forumdex reindex` will do it"
-        );
+/// How often the indexer looks at the import's progress.
+const INDEX_POLL: Duration = Duration::from_millis(250);
+/// Sequences (import batches) the indexer lets pile up before it syncs: each sync commits
+/// every index it touches, and fewer, larger commits leave less merging to do.
+const INDEX_BACKLOG: i64 = 16;
+
+/// Makes the import searchable without a running server, while it runs: whenever the
+/// import has committed [`INDEX_BACKLOG`] batches the indexes do not hold yet, syncs them,
+/// until `imported` is closed (the caller's final sync then takes the rest). Stops at the
+/// first error.
+fn index_while_importing(
+    indexes: &SearchIndexes,
+    store: &SqliteCorpusStore,
+    imported: mpsc::Receiver<()>,
+) -> Result<(), SearchError> {
+    loop {
+        let backlog = store.snapshot(Millis::now())?.seq - indexes.synced_seq()?;
+        if backlog >= INDEX_BACKLOG {
+            indexes.sync(store)?;
+        } else if let Err(mpsc::RecvTimeoutError::Disconnected) = imported.recv_timeout(INDEX_POLL)
+        {
+            return Ok(());
+        }
     }
+}
+
+/// The search indexes could not be updated. Only a warning: the import itself is
+/// committed, and the server's own sync (or `forumdex reindex`) picks it up.
+fn warn_not_indexed(err: &SearchError) {
+    eprintln!(
+        "warning: the search indexes were not updated ({err}); `forumdex serve` or `forumdex reindex` will do it"
+    );
 }
 
 /// Imports with rejections reported on stderr as `file:line: reason`, storing image objects

@@ -1,5 +1,6 @@
 //! `forumdex import` makes posts searchable; `forumdex reindex --json` rebuilds and reports.
 
+use forumdex_search::SearchIndexes;
 use serde_json::json;
 
 use crate::helpers::json_ok;
@@ -24,4 +25,50 @@ fn import_indexes_and_reindex_rebuilds() {
     assert_eq!(report["posts_indexed"], 2);
     assert_eq!(report["synced_seq"], 1);
     assert_eq!(report["indexes"], json!({"en": 1, "ru": 1}));
+}
+
+/// Many small batches: the import indexes them while it runs (whenever enough batches
+/// have piled up) and once more at the end. The result must be exactly what a rebuild
+/// from the corpus gives: every post in one index, none twice, the state at the last
+/// sequence.
+#[test]
+fn indexing_beside_the_import_ends_where_a_rebuild_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus.jsonl");
+    json_ok(
+        dir.path(),
+        &[
+            "generate",
+            "--posts",
+            "6000",
+            "--seed",
+            "5",
+            "--out",
+            corpus.to_str().unwrap(),
+        ],
+    );
+    let data = dir.path().join("data");
+    let summary = json_ok(
+        &data,
+        &["import", "--batch-size", "100", corpus.to_str().unwrap()],
+    );
+    let sequences = summary["sequences"].as_array().unwrap().len();
+    assert!(
+        sequences > 40,
+        "{sequences} batches: too few to index beside the import"
+    );
+    let indexes = SearchIndexes::open(&data).unwrap();
+    assert_eq!(indexes.synced_seq().unwrap(), sequences as i64);
+    let while_importing = indexes.doc_counts();
+    drop(indexes);
+    let rebuilt = json_ok(&data, &["reindex"]);
+    // Post records include later observations of the same posts: each post is one document.
+    let posts = rebuilt["posts_indexed"].as_u64().unwrap();
+    assert!(posts > 0 && posts <= summary["posts"].as_u64().unwrap());
+    assert_eq!(
+        serde_json::to_value(&while_importing).unwrap(),
+        rebuilt["indexes"],
+        "documents per index, indexed during the import and rebuilt"
+    );
+    assert_eq!(while_importing.values().sum::<u64>(), posts);
 }
