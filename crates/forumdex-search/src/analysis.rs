@@ -155,10 +155,21 @@ pub struct WordTokenizer {
     token: Token,
 }
 
-/// The tokens of one text, computed up front.
+/// The tokens of one text, found as they are asked for: no token is allocated (the text of
+/// each is written into the one reused [`Token`]).
 pub struct WordTokenStream<'a> {
-    tokens: Vec<Token>,
-    next: usize,
+    text: &'a str,
+    chars: std::str::CharIndices<'a>,
+    /// Where the word being read started.
+    word_start: Option<usize>,
+    /// Where the previous character started, when it was CJK.
+    previous_cjk: Option<usize>,
+    /// Byte ranges found and not yet handed out (a CJK character ends the word before it
+    /// and makes a bigram and a unigram: at most three at once).
+    pending: [(usize, usize); 3],
+    pending_len: usize,
+    pending_next: usize,
+    position: usize,
     token: &'a mut Token,
 }
 
@@ -168,23 +179,76 @@ impl Tokenizer for WordTokenizer {
     fn token_stream<'a>(&'a mut self, text: &'a str) -> WordTokenStream<'a> {
         self.token.reset();
         WordTokenStream {
-            tokens: tokenize(text),
-            next: 0,
+            text,
+            chars: text.char_indices(),
+            word_start: None,
+            previous_cjk: None,
+            pending: [(0, 0); 3],
+            pending_len: 0,
+            pending_next: 0,
+            position: 0,
             token: &mut self.token,
         }
     }
 }
 
+impl WordTokenStream<'_> {
+    fn queue(&mut self, from: usize, to: usize) {
+        self.pending[self.pending_len] = (from, to);
+        self.pending_len += 1;
+    }
+
+    /// Reads characters until at least one token is found; false at the end of the text.
+    fn fill(&mut self) -> bool {
+        self.pending_len = 0;
+        self.pending_next = 0;
+        while self.pending_len == 0 {
+            let Some((at, c)) = self.chars.next() else {
+                if let Some(start) = self.word_start.take() {
+                    self.queue(start, self.text.len());
+                    return true;
+                }
+                return false;
+            };
+            if is_cjk(c) {
+                if let Some(start) = self.word_start.take() {
+                    self.queue(start, at);
+                }
+                let end = at + c.len_utf8();
+                if let Some(previous) = self.previous_cjk {
+                    self.queue(previous, end);
+                }
+                self.queue(at, end);
+                self.previous_cjk = Some(at);
+            } else {
+                self.previous_cjk = None;
+                if c.is_alphanumeric() {
+                    self.word_start.get_or_insert(at);
+                } else if let Some(start) = self.word_start.take() {
+                    self.queue(start, at);
+                }
+            }
+        }
+        true
+    }
+}
+
 impl TokenStream for WordTokenStream<'_> {
     fn advance(&mut self) -> bool {
-        match self.tokens.get_mut(self.next) {
-            Some(token) => {
-                *self.token = std::mem::take(token);
-                self.next += 1;
-                true
-            }
-            None => false,
+        if self.pending_next == self.pending_len && !self.fill() {
+            return false;
         }
+        let (from, to) = self.pending[self.pending_next];
+        self.pending_next += 1;
+        let token = &mut *self.token;
+        token.offset_from = from;
+        token.offset_to = to;
+        token.position = self.position;
+        token.position_length = 1;
+        token.text.clear();
+        token.text.push_str(&self.text[from..to]);
+        self.position += 1;
+        true
     }
 
     fn token(&self) -> &Token {
@@ -194,46 +258,6 @@ impl TokenStream for WordTokenStream<'_> {
     fn token_mut(&mut self) -> &mut Token {
         self.token
     }
-}
-
-fn tokenize(text: &str) -> Vec<Token> {
-    let mut tokens = Vec::new();
-    let push = |from: usize, to: usize, tokens: &mut Vec<Token>| {
-        let position = tokens.len();
-        tokens.push(Token {
-            offset_from: from,
-            offset_to: to,
-            position,
-            text: text[from..to].to_owned(),
-            position_length: 1,
-        });
-    };
-    let mut word_start: Option<usize> = None;
-    let mut previous_cjk: Option<usize> = None;
-    for (at, c) in text.char_indices() {
-        if is_cjk(c) {
-            if let Some(start) = word_start.take() {
-                push(start, at, &mut tokens);
-            }
-            let end = at + c.len_utf8();
-            if let Some(prev) = previous_cjk {
-                push(prev, end, &mut tokens);
-            }
-            push(at, end, &mut tokens);
-            previous_cjk = Some(at);
-        } else {
-            previous_cjk = None;
-            if c.is_alphanumeric() {
-                word_start.get_or_insert(at);
-            } else if let Some(start) = word_start.take() {
-                push(start, at, &mut tokens);
-            }
-        }
-    }
-    if let Some(start) = word_start {
-        push(start, text.len(), &mut tokens);
-    }
-    tokens
 }
 
 #[cfg(test)]
@@ -269,5 +293,28 @@ mod tests {
             words("zh", "比特币abc"),
             ["比", "比特", "特", "特币", "币", "abc"]
         );
+    }
+
+    #[test]
+    fn tokens_carry_offsets_and_consecutive_positions() {
+        let text = "Hi, 比特币 x2 日本語!";
+        let mut tokenizer = WordTokenizer::default();
+        let mut stream = tokenizer.token_stream(text);
+        let mut seen = Vec::new();
+        while stream.advance() {
+            let token = stream.token();
+            assert_eq!(&text[token.offset_from..token.offset_to], token.text);
+            seen.push((token.text.clone(), token.position));
+        }
+        let expected = [
+            "Hi", "比", "比特", "特", "特币", "币", "x2", "日", "日本", "本", "本語", "語",
+        ];
+        assert_eq!(seen.len(), expected.len(), "{seen:?}");
+        for (at, ((text, position), want)) in seen.iter().zip(expected).enumerate() {
+            assert_eq!((text.as_str(), *position), (want, at));
+        }
+        assert!(!stream.advance(), "the end stays the end");
+        let mut empty = tokenizer.token_stream("  ,. ");
+        assert!(!empty.advance());
     }
 }
