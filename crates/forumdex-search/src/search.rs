@@ -545,13 +545,15 @@ fn neighbours(
     distance: u8,
 ) -> Result<Option<(String, u64)>, SearchError> {
     let query = FuzzyTermQuery::new(Term::from_field_text(field, word), distance, true);
+    // One automaton (building it is the costly part) walks every segment's dictionary.
+    let automaton = query.automaton()?;
     let mut frequencies: HashMap<String, u64> = HashMap::new();
     for target in targets {
         for segment in target.searcher.segment_readers() {
             let inverted = segment.inverted_index(field)?;
             let mut stream = inverted
                 .terms()
-                .search(query.automaton()?)
+                .search(&automaton)
                 .into_stream()
                 .map_err(|e| SearchError::Index(e.to_string()))?;
             while stream.advance() {
