@@ -28,7 +28,7 @@ use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDo
 
 use crate::SearchError;
 use crate::analysis::{self, PLAIN_ANALYZER, TEXT_ANALYZER};
-use crate::quality::{self, Quality};
+use crate::quality::Quality;
 
 /// Version of the schema and analyzers; indexes written by another version are rebuilt.
 pub const VERSION: u32 = 4;
@@ -410,8 +410,8 @@ impl SearchIndexes {
         let f = &self.fields;
         let text = html_to_text(&post.content_html);
         let merit = post.merit.counts.total;
-        let quality = Quality::of(&text, &post.content_html, merit);
-        let dup_key = quality::duplicate_key(&post.author_name, &text);
+        let (quality, dup_key) =
+            Quality::with_duplicate_key(&post.author_name, &text, &post.content_html, merit);
         let duplicate = match &dup_key {
             Some(k) => {
                 let earlier_here = seen_dups.get(k).is_some_and(|&id| id != post.post_id);

@@ -37,12 +37,31 @@ pub struct Quality {
 impl Quality {
     /// Scores a post from its plain `text`, its `html` (for links) and its merit.
     pub fn of(text: &str, html: &str, merit: i64) -> Self {
-        let spam = spam_score(text, html);
-        let ai = ai_score(text);
+        Self::scored(&Words::of(text), html, merit)
+    }
+
+    /// The scores of a post and its near-duplicate key ([`duplicate_key`]), from one pass
+    /// over its words.
+    pub fn with_duplicate_key(
+        author: &str,
+        text: &str,
+        html: &str,
+        merit: i64,
+    ) -> (Self, Option<String>) {
+        let words = Words::of(text);
+        (
+            Self::scored(&words, html, merit),
+            duplicate_key_of(author, &words.list),
+        )
+    }
+
+    fn scored(words: &Words<'_>, html: &str, merit: i64) -> Self {
+        let spam = spam_of(words, html);
+        let ai = ai_of(words);
         Self {
             spam,
             ai,
-            health: health_score(text, merit, spam, ai),
+            health: health_of(words.list.len(), merit, spam, ai),
         }
     }
 
@@ -139,20 +158,50 @@ const AI_PHRASES: &[&str] = &[
     "embark",
 ];
 
+/// Whether `c` separates words.
+fn separates(c: char) -> bool {
+    !c.is_alphanumeric() && c != '+'
+}
+
 /// Lowercased words of `text` (letters and digits only).
 fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric() && c != '+')
+    text.split(separates)
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect()
+}
+
+/// How many words [`words`] finds in `text`, without making them.
+fn word_count(text: &str) -> usize {
+    text.split(separates).filter(|w| !w.is_empty()).count()
+}
+
+/// What every score reads of a text, made once: the text, its lowercase and its words.
+struct Words<'a> {
+    text: &'a str,
+    lower: String,
+    list: Vec<String>,
+}
+
+impl<'a> Words<'a> {
+    fn of(text: &'a str) -> Self {
+        Self {
+            text,
+            lower: text.to_lowercase(),
+            list: words(text),
+        }
+    }
 }
 
 /// Spam likelihood: links (more than one per 25 words, or more than 5), boilerplate phrases
 /// (0.25 each, two or more count 0.6), a generic reply of at most 6 words (0.7), mostly
 /// capitals over 20+ letters (0.3).
 pub fn spam_score(text: &str, html: &str) -> f64 {
-    let lower = text.to_lowercase();
-    let word_list = words(text);
+    spam_of(&Words::of(text), html)
+}
+
+fn spam_of(words: &Words<'_>, html: &str) -> f64 {
+    let (text, lower, word_list) = (words.text, &words.lower, &words.list);
     let word_count = word_list.len().max(1);
     let links = html.matches("href=").count().max(
         lower.matches("http://").count()
@@ -172,17 +221,24 @@ pub fn spam_score(text: &str, html: &str) -> f64 {
         1 => 0.25,
         _ => 0.6,
     };
-    let normalized = word_list.join(" ");
-    if word_list.len() <= 6
-        && GENERIC_REPLIES
-            .iter()
-            .any(|g| normalized == *g || normalized.starts_with(&format!("{g} ")))
-    {
-        score += 0.7;
+    if word_list.len() <= 6 {
+        let normalized = word_list.join(" ");
+        if GENERIC_REPLIES.iter().any(|g| {
+            normalized == *g
+                || normalized
+                    .strip_prefix(g)
+                    .is_some_and(|rest| rest.starts_with(' '))
+        }) {
+            score += 0.7;
+        }
     }
-    let letters: Vec<char> = text.chars().filter(|c| c.is_alphabetic()).collect();
-    let upper = letters.iter().filter(|c| c.is_uppercase()).count();
-    if letters.len() >= 20 && upper * 10 >= letters.len() * 7 {
+    let (letters, upper) = text
+        .chars()
+        .filter(|c| c.is_alphabetic())
+        .fold((0usize, 0usize), |(letters, upper), c| {
+            (letters + 1, upper + usize::from(c.is_uppercase()))
+        });
+    if letters >= 20 && upper * 10 >= letters * 7 {
         score += 0.3;
     }
     f64::min(score, 1.0)
@@ -192,15 +248,21 @@ pub fn spam_score(text: &str, html: &str) -> f64 {
 /// sentences), plus 0.2 when five or more sentences all have nearly the same length. Texts
 /// under 40 words score 0: too short to say.
 pub fn ai_score(text: &str) -> f64 {
-    let word_count = words(text).len();
-    if word_count < 40 {
+    ai_of(&Words::of(text))
+}
+
+fn ai_of(words: &Words<'_>) -> f64 {
+    if words.list.len() < 40 {
         return 0.0;
     }
-    let lower = text.to_lowercase();
-    let hits: usize = AI_PHRASES.iter().map(|p| lower.matches(p).count()).sum();
-    let sentences: Vec<usize> = text
+    let hits: usize = AI_PHRASES
+        .iter()
+        .map(|p| words.lower.matches(p).count())
+        .sum();
+    let sentences: Vec<usize> = words
+        .text
         .split(['.', '!', '?', '\n'])
-        .map(|s| words(s).len())
+        .map(word_count)
         .filter(|&n| n > 0)
         .collect();
     let sentence_count = sentences.len().max(1);
@@ -223,7 +285,11 @@ pub fn ai_score(text: &str) -> f64 {
 /// `0..=1`, where `length = ln(1 + words) / ln(201)` and `merit = ln(1 + merit) / ln(51)`,
 /// each capped at 1 (200 words or 50 merit count fully).
 pub fn health_score(text: &str, merit: i64, spam: f64, ai: f64) -> f64 {
-    let word_count = words(text).len() as f64;
+    health_of(word_count(text), merit, spam, ai)
+}
+
+fn health_of(word_count: usize, merit: i64, spam: f64, ai: f64) -> f64 {
+    let word_count = word_count as f64;
     let length = f64::min(1.0, (1.0 + word_count).ln() / 201f64.ln());
     let merit = f64::min(1.0, (1.0 + merit.max(0) as f64).ln() / 51f64.ln());
     ((0.2 + 0.5 * length + 0.3 * merit) * (1.0 - spam) - 0.1 * ai).clamp(0.0, 1.0)
@@ -233,7 +299,10 @@ pub fn health_score(text: &str, merit: i64, spam: f64, ai: f64) -> f64 {
 /// everything but letters and digits removed. `None` for texts under 3 words (too short for
 /// a repeat to mean anything beyond the generic-reply rule).
 pub fn duplicate_key(author: &str, text: &str) -> Option<String> {
-    let word_list = words(text);
+    duplicate_key_of(author, &words(text))
+}
+
+fn duplicate_key_of(author: &str, word_list: &[String]) -> Option<String> {
     if word_list.len() < 3 {
         return None;
     }
@@ -298,6 +367,21 @@ mod tests {
         let spam = Quality::of("Nice project!", "Nice project!", 0);
         assert!(spam.is_low());
         assert!(spam.health < q.health);
+    }
+
+    #[test]
+    fn one_pass_scores_equal_the_separate_ones() {
+        let stock = "It is important to note that the crypto landscape is ever-evolving. \
+            Furthermore, security plays a crucial role. Moreover, users must navigate the risks.";
+        for (text, merit) in [(GOOD, 3), ("Nice project!", 0), (stock, 0), ("", 0)] {
+            let (quality, key) = Quality::with_duplicate_key("Bob", text, text, merit);
+            let spam = spam_score(text, text);
+            let ai = ai_score(text);
+            assert_eq!(quality, Quality::of(text, text, merit));
+            assert_eq!((quality.spam, quality.ai), (spam, ai));
+            assert_eq!(quality.health, health_score(text, merit, spam, ai));
+            assert_eq!(key, duplicate_key("Bob", text));
+        }
     }
 
     #[test]
