@@ -15,8 +15,8 @@
 #      largest topic (100,000 posts); requests/s, p50/p99/p99.9, server RSS under load;
 #   3. the same search queries on bare tantivy (the same index, in process) and on SQLite
 #      FTS5 over the same posts (fdx-engine, 2 threads), and the ratios.
-# Every figure is one JSON line in $WORK/results.jsonl with the load average beside it; a
-# table is printed at the end. Nothing here runs in CI (.ci/run).
+# Every figure is one JSON line in $WORK/results.jsonl with the load average and the
+# hypervisor's steal time beside it; a table is printed at the end. Nothing here runs in CI (.ci/run).
 set -euo pipefail
 ROOT=${BENCH_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # Run from a copy: bash reads a script as it goes, so editing it mid-run would break the run.
@@ -59,10 +59,16 @@ LOAD=$BIN/fdx-load
 ENGINE=$BIN/fdx-engine
 
 load_avg() { cut -d' ' -f1-3 /proc/loadavg; }
-# Appends a JSON object (given as the first argument) with the corpus and load average.
+# CPU time the hypervisor gave to other machines, in USER_HZ ticks (all cores, cumulative):
+# the table turns it into a share of the time between two lines.
+steal_ticks() { awk '/^cpu /{print $9}' /proc/stat; }
+# Appends a JSON object (given as the second argument) with the corpus, load average,
+# steal ticks and time.
 record() {
-    jq -c --arg corpus "$1" --arg load "$(load_avg)" '. + {corpus: $corpus, load: $load}' <<< "$2" \
-        | tee -a "$RESULTS"
+    jq -c --arg corpus "$1" --arg load "$(load_avg)" --argjson steal "$(steal_ticks)" \
+        --argjson at "$(date +%s)" --argjson cores "$(nproc)" \
+        '. + {corpus: $corpus, load: $load, steal_ticks: $steal, at: $at, cores: $cores}' \
+        <<< "$2" | tee -a "$RESULTS"
 }
 
 {
@@ -70,6 +76,7 @@ record() {
         "$(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -sr)"
     echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet || echo '+dirty')"
     echo "posts: $POSTS, seconds: $SECS, concurrency: $CONC, started $(date -u +%FT%TZ), load $(load_avg)"
+    echo "steal_ticks: $(steal_ticks) at $(date +%s)"
 } | tee "$WORK/machine.txt"
 
 # import NAME FILE: a fresh data folder, `forumdex import` then `forumdex reindex`, timed.

@@ -4,9 +4,17 @@ import json
 import sys
 
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+# The share of the time since the line before that the hypervisor gave to other machines
+# (steal), when the run recorded it: on a shared virtual machine it slows everything down.
+for before, r in zip([None] + rows[:-1], rows):
+    if before and "steal_ticks" in r and "steal_ticks" in before and r["at"] > before["at"]:
+        ticks = r["steal_ticks"] - before["steal_ticks"]
+        # /proc/stat counts in USER_HZ (100 per second on Linux) per core.
+        share = 100 * ticks / (100 * r["cores"] * (r["at"] - before["at"]))
+        r["load"] = f"{r['load']}; steal {share:.0f}%"
 by = {(r["corpus"], r["label"]): r for r in rows}
 corpora = list(dict.fromkeys(r["corpus"] for r in rows))
-print("| corpus | figure | value | load avg |")
+print("| corpus | figure | value | load avg (steal) |")
 print("|---|---|---|---|")
 for c in corpora:
     imp = by.get((c, "import"))
