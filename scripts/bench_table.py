@@ -24,9 +24,10 @@ for c in corpora:
               f"{imp['posts_per_s']} posts/s wall ({imp['wall_s']} s); {cpu:.0f} s CPU = "
               f"{n / (cpu / 2):.0f} posts/s on 2 idle cores; peak RSS {imp['peak_rss_mib']} MiB | "
               f"{imp['load_before']} |")
-        print(f"| {c} | of which indexing (`forumdex reindex` alone) | {rcpu:.0f} s CPU "
+        print(f"| {c} | indexing alone (`forumdex reindex` afterwards) | {rcpu:.0f} s CPU "
               f"({imp['reindex_wall_s']} s wall), peak RSS {imp['reindex_peak_rss_mib']} MiB; "
-              f"corpus part {cpu - rcpu:.0f} s CPU | |")
+              f"the import's other {cpu - rcpu:.0f} s of CPU are the corpus and what indexing "
+              f"beside it costs more | |")
     for label in ["search", "lookups", "pages-start", "pages-end", "pages-start-c1", "pages-end-c1"]:
         r = by.get((c, label))
         if r:
