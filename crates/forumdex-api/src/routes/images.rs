@@ -21,7 +21,7 @@ use crate::app::App;
 use crate::cdn::{self, MIME_TYPE};
 use crate::error::{ApiError, blocking};
 use crate::query::{QueryParams, truncate};
-use crate::routes::search::parse_request;
+use crate::routes::search::{ALL_BOARDS, parse_request};
 use crate::wire::PostSummary;
 
 /// The parameters of the endpoint.
@@ -103,6 +103,7 @@ pub async fn search_images(
             query: results.query,
             corrected_query: results.corrected_query,
             lang: results.lang,
+            board_scope: ALL_BOARDS,
             hide_nsfw,
             post_matches_considered: results.hits.len() as u64,
             total: found.len() as u64,
@@ -140,6 +141,8 @@ pub struct ImageSearchResponse {
     pub corrected_query: Option<String>,
     /// The requested language, or `all`.
     pub lang: String,
+    /// The boards searched: always [`ALL_BOARDS`].
+    pub board_scope: &'static str,
     /// Whether high-confidence NSFW images were hidden.
     pub hide_nsfw: bool,
     /// Matching posts walked for images.

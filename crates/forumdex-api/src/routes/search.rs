@@ -92,6 +92,10 @@ impl From<SearchError> for ApiError {
     }
 }
 
+/// `board_scope` of post and image search responses: neither takes a board filter, so
+/// every board is searched.
+pub const ALL_BOARDS: &str = "all";
+
 /// SearchResponse of the contract.
 #[derive(Debug, Clone, Serialize)]
 pub struct SearchResponse {
@@ -101,6 +105,8 @@ pub struct SearchResponse {
     pub corrected_query: Option<String>,
     /// The requested language, or `all` when none was given.
     pub lang: String,
+    /// The boards searched: always [`ALL_BOARDS`] (search has no board filter).
+    pub board_scope: &'static str,
     /// The index searched (`en`, `pt`, ... or `all`).
     pub index: String,
     /// A better query, when the original was kept.
@@ -178,6 +184,7 @@ impl SearchResponse {
             query: results.query,
             corrected_query: results.corrected_query,
             lang: results.lang,
+            board_scope: ALL_BOARDS,
             index: results.index,
             did_you_mean: results.did_you_mean,
             hybrid: false,

@@ -502,6 +502,10 @@ async fn image_search_dedups_hides_nsfw_and_honours_size() {
     assert_eq!(world.server.money(account).0, before.0 - 1, "one credit");
     assert_eq!(body["object"], "image_search");
     assert_eq!(body["query"], "logo");
+    assert_eq!(
+        body["board_scope"], "all",
+        "image search has no board filter"
+    );
     assert_eq!(body["hide_nsfw"], true);
     assert_eq!(body["post_matches_considered"], POSTS.len());
     let images = body["images"].as_array().unwrap();

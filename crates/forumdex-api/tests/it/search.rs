@@ -137,6 +137,7 @@ async fn a_search_returns_the_contract_fields() {
     }
     assert_eq!(body["query"], "antminer firmware");
     assert_eq!(body["lang"], "en");
+    assert_eq!(body["board_scope"], "all", "search has no board filter");
     assert_eq!(body["total"], 2);
     let hits = body["hits"].as_array().unwrap();
     assert_eq!(hits.len(), 2);
