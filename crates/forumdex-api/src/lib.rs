@@ -6,8 +6,9 @@
 //! - [`app`]: shared state and the router; [`pipeline`]: the middleware in its order.
 //! - [`error`]: the error type and the contract's error body; [`query`]: strict query
 //!   strings; [`client_ip`]: trusted-proxy aware client addresses.
-//! - [`routes`]: the handlers; [`wire`]: the contract's JSON shapes; [`cdn`]: the image
-//!   CDN origin and CDN URLs in served content.
+//! - [`routes`]: the handlers; [`wire`]: the contract's JSON shapes (`forumdex-types`)
+//!   built from the store's documents; [`cdn`]: the image CDN origin and CDN URLs in served
+//!   content.
 
 pub mod app;
 pub mod cdn;
