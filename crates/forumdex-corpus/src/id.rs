@@ -1,6 +1,9 @@
-//! Forum IDs: integers in `1..=9007199254740991` (the largest integer a JSON double holds).
+//! Forum IDs: integers in `1..=9007199254740991` (the largest integer a JSON double holds),
+//! and [`parse_canonical`], the one parser of unsigned integers written by clients (path IDs,
+//! `limit`, `size`, ...).
 
 use std::fmt;
+use std::ops::RangeInclusive;
 
 /// The largest forum ID the corpus format and the API accept (2^53 - 1).
 pub const MAX_ID: u64 = 9_007_199_254_740_991;
@@ -15,16 +18,9 @@ impl ForumId {
         (1..=MAX_ID).contains(&value).then_some(Self(value as i64))
     }
 
-    /// Parses a decimal string with no sign, spaces or leading zeros.
+    /// Parses a decimal string with no sign, spaces or leading zeros ([`parse_canonical`]).
     pub fn parse(text: &str) -> Option<Self> {
-        let canonical = !text.is_empty()
-            && text.len() <= 16
-            && text.bytes().all(|b| b.is_ascii_digit())
-            && !text.starts_with('0');
-        if !canonical {
-            return None;
-        }
-        text.parse::<u64>().ok().and_then(Self::new)
+        parse_canonical(text, 1..=MAX_ID).map(|id| Self(id as i64))
     }
 
     /// The ID as stored in SQL.
@@ -39,9 +35,44 @@ impl fmt::Display for ForumId {
     }
 }
 
+/// Parses `text` as an unsigned integer written canonically (ASCII digits only: no sign,
+/// spaces, leading zeros, exponent or fraction; `0` itself is canonical) lying in `range`.
+pub fn parse_canonical(text: &str, range: RangeInclusive<u64>) -> Option<u64> {
+    if !is_canonical(text) {
+        return None;
+    }
+    text.parse::<u64>().ok().filter(|n| range.contains(n))
+}
+
+/// Whether `text` writes a non-negative integer canonically, whatever its size (see
+/// [`parse_canonical`]).
+pub fn is_canonical(text: &str) -> bool {
+    !text.is_empty()
+        && text.bytes().all(|b| b.is_ascii_digit())
+        && (text == "0" || !text.starts_with('0'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn canonical_integers_only() {
+        assert_eq!(parse_canonical("0", 0..=5), Some(0));
+        assert_eq!(parse_canonical("5", 0..=5), Some(5));
+        assert_eq!(
+            parse_canonical("18446744073709551615", 0..=u64::MAX),
+            Some(u64::MAX)
+        );
+        for bad in [
+            "", "6", "07", "00", "+1", "-1", " 1", "1 ", "1.0", "1e1", "0x1",
+        ] {
+            assert_eq!(parse_canonical(bad, 0..=5), None, "{bad}");
+        }
+        assert_eq!(parse_canonical("18446744073709551616", 0..=u64::MAX), None);
+        assert_eq!(parse_canonical("0", 1..=5), None);
+        assert!(is_canonical("99999999999999999999999") && !is_canonical("09"));
+    }
 
     #[test]
     fn bounds_and_syntax() {

@@ -9,6 +9,7 @@
 pub mod derive;
 pub mod html;
 pub mod id;
+pub mod lang;
 pub mod model;
 pub mod record;
 pub mod sqlite;
@@ -16,7 +17,8 @@ pub mod store;
 pub mod text;
 pub mod time;
 
-pub use id::{ForumId, MAX_ID};
+pub use id::{ForumId, MAX_ID, is_canonical, parse_canonical};
+pub use lang::LangCode;
 pub use model::*;
 pub use record::{Observation, Record, RecordError};
 pub use sqlite::SqliteCorpusStore;

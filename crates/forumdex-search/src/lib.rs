@@ -14,7 +14,7 @@ pub mod index;
 pub mod quality;
 pub mod search;
 
-pub use analysis::LangCode;
+pub use forumdex_corpus::LangCode;
 pub use index::{SearchIndexes, SyncReport};
 pub use search::{Hit, SearchRequest, SearchResults, search};
 

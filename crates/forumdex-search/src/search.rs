@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::sync::Arc;
 
-use forumdex_corpus::Millis;
+use forumdex_corpus::{LangCode, Millis};
 use tantivy::collector::{Count, TopDocs};
 use tantivy::columnar::Column;
 use tantivy::query::{
@@ -38,7 +38,7 @@ use tantivy::snippet::SnippetGenerator;
 use tantivy::{DocAddress, Searcher, TantivyDocument, Term};
 
 use crate::SearchError;
-use crate::analysis::{self, LangCode, TEXT_ANALYZER};
+use crate::analysis::{self, TEXT_ANALYZER};
 use crate::index::{Fields, LangIndex, SearchIndexes};
 
 /// Version of the ranking formula, reported with every hit.
@@ -196,7 +196,7 @@ pub fn search(
 ) -> Result<SearchResults, SearchError> {
     let fields = *indexes.fields();
     let chosen: Vec<Arc<LangIndex>> = match &request.lang {
-        Some(lang) => indexes.get(lang.index_key()).into_iter().collect(),
+        Some(lang) => indexes.get(lang.base()).into_iter().collect(),
         None => indexes.all(),
     };
     let targets: Vec<Target> = chosen
@@ -247,7 +247,7 @@ pub fn search(
         index: request
             .lang
             .as_ref()
-            .map_or_else(|| "all".to_owned(), |l| l.index_key().to_owned()),
+            .map_or_else(|| "all".to_owned(), |l| l.base().to_owned()),
         freshness,
         answer_seeking,
         total: outcome.total,

@@ -9,7 +9,8 @@ use axum::Json;
 use axum::extract::{Extension, Path, RawQuery, State};
 use chrono::{DateTime, Datelike, NaiveDate};
 use forumdex_corpus::{
-    ForumId, ListFilters, ListRequest, MAX_ID, Millis, Order, Position, Scope, Snapshot, StoreError,
+    ForumId, ListFilters, ListRequest, MAX_ID, Millis, Order, Position, Scope, Snapshot,
+    StoreError, parse_canonical,
 };
 use forumdex_types::{PostList, PostListFilters, PostListObject, PostListScope, ScopeKind};
 
@@ -171,17 +172,14 @@ impl StatedOptions {
 }
 
 fn parse_limit(raw: &str) -> Result<u8, ApiError> {
-    let digits = !raw.is_empty()
-        && raw.len() <= 3
-        && !raw.starts_with('0')
-        && raw.bytes().all(|b| b.is_ascii_digit());
-    match raw.parse::<u8>() {
-        Ok(limit) if digits && (1..=MAX_LIMIT).contains(&limit) => Ok(limit),
-        _ => Err(ApiError::BadRequest(format!(
-            "invalid limit {:?}: expected an integer from 1 to {MAX_LIMIT}",
-            truncate(raw)
-        ))),
-    }
+    parse_canonical(raw, 1..=u64::from(MAX_LIMIT))
+        .map(|limit| limit as u8)
+        .ok_or_else(|| {
+            ApiError::BadRequest(format!(
+                "invalid limit {:?}: expected an integer from 1 to {MAX_LIMIT}",
+                truncate(raw)
+            ))
+        })
 }
 
 fn filter_id(name: &str, raw: &str) -> Result<i64, ApiError> {

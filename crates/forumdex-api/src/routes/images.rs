@@ -14,13 +14,14 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{RawQuery, State};
+use forumdex_corpus::parse_canonical;
 use forumdex_types::{
     BoardScope, Image, ImageObject, ImageSearchObject, ImageSearchResponse, MimeType,
 };
 
 use crate::app::App;
-use crate::image_search::{ImageQuery, find_images};
 use crate::error::{ApiError, blocking};
+use crate::image_search::{ImageQuery, find_images};
 use crate::query::{QueryParams, truncate};
 use crate::routes::search::parse_request;
 use crate::wire;
@@ -102,9 +103,8 @@ fn parse_size(raw: Option<&str>) -> Result<usize, ApiError> {
     let Some(raw) = raw else {
         return Ok(DEFAULT_SIZE);
     };
-    raw.parse::<usize>()
-        .ok()
-        .filter(|n| (1..=MAX_SIZE).contains(n) && raw.bytes().all(|b| b.is_ascii_digit()))
+    parse_canonical(raw, 1..=MAX_SIZE as u64)
+        .map(|size| size as usize)
         .ok_or_else(|| {
             ApiError::BadRequest(format!(
                 "invalid size {:?}: expected an integer from 1 to {MAX_SIZE}",
@@ -131,6 +131,7 @@ mod tests {
             "1e1",
             "",
             " 5",
+            "07",
             "99999999999999999999999",
         ] {
             assert!(parse_size(Some(bad)).is_err(), "{bad}");

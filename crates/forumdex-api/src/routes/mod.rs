@@ -8,7 +8,7 @@ pub mod lookups;
 pub mod openapi;
 pub mod search;
 
-use forumdex_corpus::{ForumId, MAX_ID};
+use forumdex_corpus::{ForumId, MAX_ID, is_canonical};
 
 use crate::error::ApiError;
 use crate::query::truncate;
@@ -30,9 +30,8 @@ pub fn lookup_id(raw: &str, what: &str) -> Result<Option<ForumId>, ApiError> {
     if let Some(id) = ForumId::parse(raw) {
         return Ok(Some(id));
     }
-    let beyond_range =
-        !raw.is_empty() && !raw.starts_with('0') && raw.bytes().all(|b| b.is_ascii_digit());
-    if beyond_range {
+    // Canonical and not an ID, so above the range ("0" is below it: a 400).
+    if raw != "0" && is_canonical(raw) {
         Ok(None)
     } else {
         path_id(raw, what).map(Some)

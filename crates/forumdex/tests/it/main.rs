@@ -6,3 +6,4 @@ mod faults;
 mod helpers;
 mod import_cli;
 mod search_cli;
+mod storage_cli;

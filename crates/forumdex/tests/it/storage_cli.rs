@@ -1,0 +1,63 @@
+//! Every command honours the storage settings (`--config` file or `FORUMDEX_*`), and a bad
+//! one stops a command before it touches the data folder.
+
+use std::process::Command;
+
+use crate::helpers::{fails, json_ok};
+
+#[test]
+fn an_unknown_storage_kind_stops_every_command_before_it_writes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path().join("data");
+    let config = dir.path().join("forumdex.toml");
+    std::fs::write(&config, "storage = \"cloud\"\n").expect("write config");
+    let config = config.to_str().expect("utf-8 path");
+    for args in [
+        &[
+            "--config",
+            config,
+            "accounts",
+            "create",
+            "--email",
+            "a@example.com",
+        ][..],
+        &["--config", config, "reindex"][..],
+        &["keys", "list", "--account", "1", "--config", config][..],
+    ] {
+        let message = fails(&data, args);
+        assert!(message.contains("storage"), "{args:?}: {message}");
+    }
+    assert!(!data.exists(), "nothing was created");
+
+    let out = Command::new(env!("CARGO_BIN_EXE_forumdex"))
+        .args(["--data", data.to_str().expect("utf-8 path"), "--json"])
+        .args(["accounts", "create", "--email", "a@example.com"])
+        .env("FORUMDEX_STORAGE", "cloud")
+        .output()
+        .expect("run forumdex");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("storage"));
+    assert!(!data.exists(), "nothing was created");
+}
+
+#[test]
+fn the_embedded_storage_named_in_a_config_file_is_the_data_folder() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path().join("data");
+    let config = dir.path().join("forumdex.toml");
+    std::fs::write(&config, "storage = \"embedded\"\n").expect("write config");
+    let config = config.to_str().expect("utf-8 path");
+    let created = json_ok(
+        &data,
+        &[
+            "--config",
+            config,
+            "accounts",
+            "create",
+            "--email",
+            "a@example.com",
+        ],
+    );
+    assert_eq!(created["credits"], 0);
+    assert!(data.join("accounts.sqlite").is_file());
+}
