@@ -1,7 +1,7 @@
 //! The storage seam: [`AccountStore`] and the domain types it speaks.
 //!
-//! Every implementation (SQLite now, PostgreSQL later) passes the conformance suite in
-//! `tests/it/conformance.rs`. Methods are blocking; nothing is cached between calls, so a
+//! Every implementation (SQLite now, PostgreSQL later) passes the conformance suite of
+//! `forumdex-testkit` (`account_store_conformance!`). Methods are blocking; nothing is cached between calls, so a
 //! change made by one process (the CLI) is seen by another (the server) at its next call.
 
 use std::fmt;
