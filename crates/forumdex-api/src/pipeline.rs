@@ -203,6 +203,7 @@ async fn operate(
     let decision = app
         .rate_limiter
         .check(&key.key_id, app.settings.rate_limit_per_minute, now)
+        .await
         .map_err(|err| ApiError::Unavailable(format!("rate limiter unavailable: {err}")))?;
     *decision_out = Some(decision);
     if !decision.allowed {

@@ -15,10 +15,12 @@
 //! ```
 //!
 //! - [`accounts`]: `AccountStore` ([`account_store_conformance!`]).
+//! - [`rate`]: `RateLimiter` ([`rate_limiter_conformance!`]).
 //! - [`images`]: `ImageObjects` ([`image_objects_conformance!`]).
 
 pub mod accounts;
 pub mod images;
+pub mod rate;
 
 use std::cell::RefCell;
 use std::path::Path;
