@@ -18,11 +18,12 @@
 //!         balance_after INTEGER, created_at INTEGER)
 //! ```
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
+use forumdex_sqlite::Pool;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use crate::allowlist::{AllowEntry, Allowlist};
@@ -86,8 +87,7 @@ CREATE INDEX ledger_by_account ON ledger (account_id, id);
 /// The SQLite [`AccountStore`]. Cheap to share behind an `Arc`; safe from many threads.
 #[derive(Debug)]
 pub struct SqliteAccountStore {
-    path: PathBuf,
-    idle: Mutex<Vec<Connection>>,
+    pool: Pool<AccountError>,
     /// Held for every write transaction of this process: concurrent writers (the debits of
     /// requests served at once) queue here and each is woken as soon as the previous one
     /// commits, where SQLite's busy handler would poll with sleeps of a millisecond and more.
@@ -110,76 +110,25 @@ impl SqliteAccountStore {
     /// parent folder must exist.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, AccountError> {
         let store = Self {
-            path: path.as_ref().to_path_buf(),
-            idle: Mutex::new(Vec::new()),
+            pool: Pool::new(path.as_ref(), MAX_IDLE_CONNECTIONS, connect),
             writer: Mutex::new(()),
         };
-        let mut conn = store.connect()?;
-        migrate(&mut conn)?;
-        store.release(conn);
+        store.pool.with(migrate)?;
         Ok(store)
     }
 
     /// The database file.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.pool.path()
     }
 
-    fn connect(&self) -> Result<Connection, AccountError> {
-        let conn = Connection::open(&self.path).map_err(AccountError::storage)?;
-        // SQLite silently opens a write-protected file read-only; such a connection would
-        // stay read-only in the pool after the fault is gone, so refuse it (a 503 now, a
-        // writable connection on a later request).
-        if conn
-            .is_readonly(rusqlite::MAIN_DB)
-            .map_err(AccountError::storage)?
-        {
-            return Err(AccountError::Storage(
-                format!("{} is read-only", self.path.display()).into(),
-            ));
-        }
-        conn.busy_timeout(BUSY_TIMEOUT)
-            .map_err(AccountError::storage)?;
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
-            .map_err(AccountError::storage)?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            tracing::warn!(journal_mode = %mode, "accounts database is not in WAL mode");
-        }
-        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
-            .map_err(AccountError::storage)?;
-        Ok(conn)
-    }
-
-    fn acquire(&self) -> Result<Connection, AccountError> {
-        let pooled = self.idle.lock().map(|mut idle| idle.pop()).unwrap_or(None);
-        match pooled {
-            Some(conn) => Ok(conn),
-            None => self.connect(),
-        }
-    }
-
-    fn release(&self, conn: Connection) {
-        if let Ok(mut idle) = self.idle.lock()
-            && idle.len() < MAX_IDLE_CONNECTIONS
-        {
-            idle.push(conn);
-        }
-    }
-
-    /// Runs `f` on a pooled connection.
+    /// Runs `f` on a pooled connection. A connection is reusable after an error: an open
+    /// transaction was rolled back when its `Transaction` was dropped.
     fn with_conn<T>(
         &self,
         f: impl FnOnce(&mut Connection) -> Result<T, AccountError>,
     ) -> Result<T, AccountError> {
-        let mut conn = self.acquire()?;
-        let result = f(&mut conn);
-        // A connection is reusable after an error: an open transaction was rolled back
-        // when its `Transaction` was dropped.
-        if conn.is_autocommit() {
-            self.release(conn);
-        }
-        result
+        self.pool.with(f)
     }
 
     /// Runs `f` in a `BEGIN IMMEDIATE` transaction, committed when `f` succeeds.
@@ -197,6 +146,34 @@ impl SqliteAccountStore {
             Ok(value)
         })
     }
+}
+
+/// Opens a connection configured for the store: WAL, a busy timeout, foreign keys; refuses
+/// a database SQLite could open only read-only.
+fn connect(path: &Path) -> Result<Connection, AccountError> {
+    let conn = Connection::open(path).map_err(AccountError::storage)?;
+    // SQLite silently opens a write-protected file read-only; such a connection would
+    // stay read-only in the pool after the fault is gone, so refuse it (a 503 now, a
+    // writable connection on a later request).
+    if conn
+        .is_readonly(rusqlite::MAIN_DB)
+        .map_err(AccountError::storage)?
+    {
+        return Err(AccountError::Storage(
+            format!("{} is read-only", path.display()).into(),
+        ));
+    }
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(AccountError::storage)?;
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+        .map_err(AccountError::storage)?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        tracing::warn!(journal_mode = %mode, "accounts database is not in WAL mode");
+    }
+    conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
+        .map_err(AccountError::storage)?;
+    Ok(conn)
 }
 
 fn migrate(conn: &mut Connection) -> Result<(), AccountError> {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use forumdex_accounts::{AccountStore, Email, NewKey, SqliteAccountStore};
 use forumdex_api::{Server, Settings};
-use forumdex_corpus::{CorpusStore, Millis, SqliteCorpusStore};
+use forumdex_corpus::{CorpusRead, Millis, SqliteCorpusStore};
 use forumdex_generate::{GenerateConfig, generate};
 use forumdex_ingest::source::Source;
 use forumdex_ingest::{ImportOptions, import_files};

@@ -1,34 +1,29 @@
-//! Shared state ([`App`], one `Arc` for every request) and the router with its middleware.
+//! Shared state: [`App`], one `Arc` for every request, built by [`App::build`] from the
+//! settings, the storage factory and a clock. The router lives in [`crate::router`], the
+//! middleware in [`crate::pipeline`].
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use axum::Router;
-use axum::error_handling::HandleErrorLayer;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use anyhow::Context;
 use forumdex_accounts::{AccountStore, RateLimiter};
-use forumdex_corpus::CorpusStore;
+use forumdex_corpus::{CorpusMaintenance, CorpusRead};
 use forumdex_images::ImageObjects;
-use tower::ServiceBuilder;
-use tower::limit::GlobalConcurrencyLimitLayer;
-use tower_http::catch_panic::CatchPanicLayer;
+use forumdex_search::SearchIndexes;
+use forumdex_storage::Storage;
 
-use crate::cdn;
-use crate::error::ApiError;
+use crate::background::SearchSync;
+use crate::clock::Clock;
 use crate::metrics::Metrics;
-use crate::pipeline;
-use crate::routes;
 use crate::settings::Settings;
 use crate::wire::Links;
 
-/// Everything a request may need.
+/// Everything a request may need. The corpus is held by its read side only: the HTTP layer
+/// cannot write it.
 pub struct App {
     /// The resolved settings.
     pub settings: Settings,
-    /// The corpus (read only from here).
-    pub corpus: Arc<dyn CorpusStore>,
+    /// The corpus, read side.
+    pub corpus: Arc<dyn CorpusRead>,
     /// Accounts, keys and credits.
     pub accounts: Arc<dyn AccountStore>,
     /// Per-key rate limits.
@@ -40,83 +35,47 @@ pub struct App {
     /// How forum and CDN URLs are built.
     pub links: Links,
     /// The language indexes of post search (kept in sync by the server).
-    pub search: Arc<forumdex_search::SearchIndexes>,
+    pub search: Arc<SearchIndexes>,
+    /// Where the search indexes stand (the sync task publishes each pass).
+    pub search_sync: SearchSync,
     /// The AVIF objects the CDN origin serves.
     pub images: Arc<dyn ImageObjects>,
+    /// What time it is.
+    pub clock: Arc<dyn Clock>,
 }
 
-/// The router: free endpoints, paid `/api/v1` operations behind [`pipeline::paid`], and the
-/// layers of [`pipeline`] in their order (the last `layer` call is the outermost).
-pub fn router(app: Arc<App>) -> Router {
-    let request_timeout = Duration::from_millis(app.settings.request_timeout_ms);
-    // `paid` bounds the operation by `request_timeout_ms` itself: a timeout around it could
-    // fire while the debit commits and answer 503 for a request that was charged.
-    let paid = Router::new()
-        .route("/api/v1/search", get(routes::search::search))
-        .route("/api/v1/images/search", get(routes::images::search_images))
-        .route("/api/v1/posts/{id}", get(routes::lookups::post))
-        .route("/api/v1/topics/{id}", get(routes::lookups::topic))
-        .route("/api/v1/profiles/{id}", get(routes::lookups::profile))
-        .route(
-            "/api/v1/topics/{id}/posts",
-            get(routes::collections::topic_posts),
-        )
-        .route(
-            "/api/v1/profiles/{id}/posts",
-            get(routes::collections::profile_posts),
-        )
-        .route_layer(axum::middleware::from_fn_with_state(
-            Arc::clone(&app),
-            pipeline::paid,
-        ));
-    let free = Router::new()
-        .route("/healthz", get(routes::health::healthz))
-        .route("/readyz", get(routes::health::readyz))
-        .route("/metrics", get(routes::health::metrics))
-        .route("/api/v1/openapi.json", get(routes::openapi::document))
-        .route(&cdn::route_path(&app.links.cdn_url), get(cdn::object))
-        .route_layer(
-            ServiceBuilder::new()
-                .layer(HandleErrorLayer::new(overloaded))
-                .timeout(request_timeout),
-        );
-    let overload = ServiceBuilder::new()
-        .layer(HandleErrorLayer::new(overloaded))
-        .load_shed()
-        .layer(GlobalConcurrencyLimitLayer::new(
-            app.settings.max_concurrent_requests,
-        ))
-        .layer(CatchPanicLayer::custom(panicked));
-    Router::new()
-        .merge(free)
-        .merge(paid)
-        .fallback(not_found)
-        .layer(overload)
-        .layer(axum::middleware::from_fn_with_state(
-            Arc::clone(&app),
-            pipeline::finalize,
-        ))
-        .with_state(app)
-}
-
-async fn not_found() -> ApiError {
-    ApiError::NotFound("no such route".to_owned())
-}
-
-async fn overloaded(err: tower::BoxError) -> Response {
-    let message = if err.is::<tower::timeout::error::Elapsed>() {
-        "the request took too long; retry later"
-    } else if err.is::<tower::load_shed::error::Overloaded>() {
-        "the service is overloaded; retry later"
-    } else {
-        "the service could not complete the request; retry later"
-    };
-    ApiError::Unavailable(message.to_owned()).into_response()
-}
-
-fn panicked(_panic: Box<dyn std::any::Any + Send>) -> Response {
-    tracing::error!("a request handler panicked");
-    let mut response = ApiError::Internal.into_response();
-    *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
-    response
+impl App {
+    /// Opens every part `storage` builds, and the search indexes of its data folder. Also
+    /// returns the corpus's maintenance side, which only the server's background collector
+    /// holds.
+    pub fn build(
+        settings: Settings,
+        storage: &Storage,
+        clock: Arc<dyn Clock>,
+    ) -> anyhow::Result<(Self, Arc<dyn CorpusMaintenance>)> {
+        let corpus = storage.corpus()?;
+        let accounts = storage.accounts()?;
+        let search =
+            SearchIndexes::open(storage.data_dir()).context("opening the search indexes")?;
+        let cursor_secret = storage.cursor_secret()?;
+        let images = storage.image_objects()?;
+        let links = Links {
+            forum_url: settings.forum_url.clone(),
+            cdn_url: settings.cdn_url.clone(),
+        };
+        let app = Self {
+            settings,
+            corpus: corpus.read,
+            accounts,
+            rate_limiter: storage.rate_limiter(),
+            cursor_secret,
+            metrics: Metrics::default(),
+            links,
+            search: Arc::new(search),
+            search_sync: SearchSync::default(),
+            images,
+            clock,
+        };
+        Ok((app, corpus.maintenance))
+    }
 }

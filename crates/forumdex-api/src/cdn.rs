@@ -16,13 +16,14 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use forumdex_corpus::html::{img_tags, rewrite_img_sources};
 use forumdex_corpus::{
-    CachedImage, CorpusStore, Millis, PostDoc, ProfileDoc, StoreError, TopicDoc,
+    CachedImage, CorpusRead, Millis, PostDoc, ProfileDoc, StoreError, TopicDoc,
 };
-use forumdex_images::{ObjectError, is_object_name};
+use forumdex_images::is_object_name;
 use forumdex_search::Hit;
 
 use crate::app::App;
 use crate::error::{ApiError, blocking};
+use crate::query::truncate;
 use crate::wire::Links;
 
 /// `Cache-Control` of every object.
@@ -176,23 +177,12 @@ fn header_value(value: &str) -> HeaderValue {
     HeaderValue::from_str(value).expect("ETags and ranges are ASCII")
 }
 
-fn truncate(name: &str) -> String {
-    name.chars().take(80).collect()
-}
-
-impl From<ObjectError> for ApiError {
-    fn from(err: ObjectError) -> Self {
-        tracing::warn!(error = %err, "image object storage failure");
-        Self::Unavailable("the image could not be read; retry later".to_owned())
-    }
-}
-
 /// Cached images by source URL.
 pub type CachedImages = HashMap<String, CachedImage>;
 
 /// The cached images of every `src` in `html_sources` at `seq`, in one store call.
 pub fn cached_images<'a>(
-    corpus: &dyn CorpusStore,
+    corpus: &dyn CorpusRead,
     sources: impl IntoIterator<Item = &'a str>,
     seq: i64,
 ) -> Result<CachedImages, StoreError> {
@@ -209,13 +199,14 @@ pub fn cached_images<'a>(
 /// When no hit shows an image the store is not asked (the sequence is then 0 and the map
 /// empty): plain searches pay nothing for images.
 pub fn hit_images(
-    corpus: &dyn CorpusStore,
+    corpus: &dyn CorpusRead,
     hits: &[Hit],
+    now: Millis,
 ) -> Result<(CachedImages, i64), StoreError> {
     if hits.iter().all(|hit| hit.images.is_empty()) {
         return Ok((CachedImages::new(), 0));
     }
-    let seq = corpus.snapshot(Millis::now())?.seq;
+    let seq = corpus.snapshot(now)?.seq;
     let sources = hits
         .iter()
         .flat_map(|hit| hit.images.iter().map(String::as_str));
@@ -254,7 +245,7 @@ impl WithContent for Vec<PostDoc> {
 
 /// Points the `src` of every cached image in `doc`'s posts at the CDN (as seen at `seq`).
 pub fn use_cdn_urls(
-    corpus: &dyn CorpusStore,
+    corpus: &dyn CorpusRead,
     links: &Links,
     doc: &mut impl WithContent,
     seq: i64,

@@ -2,6 +2,10 @@
 //! `base64url(payload || HMAC-SHA256(payload))`. The payload carries the scope, the
 //! effective options, the snapshot (sequence and creation time), the position, when the
 //! cursor was issued and the account it belongs to.
+//!
+//! [`resume`] holds the checks a cursor must pass before a walk continues, in the order
+//! DESIGN.md fixes: decode + MAC (400) -> account (400) -> snapshot age (410) -> idle (410)
+//! -> collection and options (400).
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -179,6 +183,85 @@ impl CursorState {
     }
 }
 
+/// How long a walk may go on: from its snapshot, and since its last page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lifetimes {
+    /// Snapshot lifetime, in milliseconds.
+    pub snapshot_ms: i64,
+    /// Cursor idle lifetime, in milliseconds.
+    pub idle_ms: i64,
+}
+
+impl Lifetimes {
+    /// When a cursor issued at `now` on `snapshot` expires: the earlier of its idle limit
+    /// and its snapshot's.
+    pub fn expires_at(&self, snapshot: Snapshot, now: Millis) -> Millis {
+        Millis((now.0 + self.idle_ms).min(snapshot.taken_at.0 + self.snapshot_ms))
+    }
+}
+
+/// Why a cursor cannot resume a walk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ResumeError {
+    /// Too long, or not a cursor this service signed (400).
+    #[error(transparent)]
+    Malformed(#[from] CursorError),
+    /// Issued to another account (400).
+    #[error("invalid cursor: it was issued to another account")]
+    OtherAccount,
+    /// Its snapshot is older than the snapshot lifetime (410).
+    #[error("the snapshot of this cursor expired; restart without a cursor")]
+    SnapshotExpired,
+    /// Unused for longer than the idle lifetime (410).
+    #[error("the cursor expired after being idle; restart without a cursor")]
+    Idle,
+    /// It walks another topic or profile (400).
+    #[error("the cursor belongs to a different collection; restart without a cursor")]
+    OtherCollection,
+    /// Options stated beside it differ from the walk's (400).
+    #[error(
+        "options differ from the cursor's original ones; repeat them exactly or send the cursor alone"
+    )]
+    OptionsDiffer,
+}
+
+impl ResumeError {
+    /// Whether the walk can only restart (410) rather than the request being wrong (400).
+    pub fn is_expiry(&self) -> bool {
+        matches!(self, Self::SnapshotExpired | Self::Idle)
+    }
+}
+
+/// Checks `text` for resuming a walk of `scope` by `account_id` at `now`, in the order of the
+/// module docs; `agrees` says whether the options stated beside the cursor match the walk's.
+pub fn resume(
+    text: &str,
+    secret: &[u8; 32],
+    account_id: i64,
+    scope: Scope,
+    now: Millis,
+    lifetimes: Lifetimes,
+    agrees: impl FnOnce(&WalkOptions) -> bool,
+) -> Result<CursorState, ResumeError> {
+    let state = CursorState::decode(text, secret)?;
+    if state.account_id != account_id {
+        return Err(ResumeError::OtherAccount);
+    }
+    if now.0 - state.snapshot.taken_at.0 > lifetimes.snapshot_ms {
+        return Err(ResumeError::SnapshotExpired);
+    }
+    if now.0 - state.issued_at.0 > lifetimes.idle_ms {
+        return Err(ResumeError::Idle);
+    }
+    if state.options.scope != scope {
+        return Err(ResumeError::OtherCollection);
+    }
+    if !agrees(&state.options) {
+        return Err(ResumeError::OptionsDiffer);
+    }
+    Ok(state)
+}
+
 fn mac(secret: &[u8; 32]) -> Hmac<Sha256> {
     <Hmac<Sha256> as Mac>::new_from_slice(secret).expect("HMAC takes keys of any length")
 }
@@ -228,6 +311,54 @@ mod tests {
             issued_at: Millis(6_000),
             account_id: 5,
         }
+    }
+
+    #[test]
+    fn resume_checks_in_the_documented_order() {
+        let secret = [7u8; 32];
+        let cursor = state();
+        let text = cursor.encode(&secret);
+        let lifetimes = Lifetimes {
+            snapshot_ms: 10_000,
+            idle_ms: 2_000,
+        };
+        let scope = cursor.options.scope;
+        let at = |now, account, scope, agrees| {
+            resume(&text, &secret, account, scope, Millis(now), lifetimes, |_| agrees)
+        };
+        assert_eq!(at(6_500, 5, scope, true), Ok(cursor));
+        assert_eq!(
+            resume("!!", &secret, 5, scope, Millis(6_500), lifetimes, |_| true),
+            Err(ResumeError::Malformed(CursorError::Invalid))
+        );
+        // Another account wins over every later check, expiry included.
+        assert_eq!(
+            at(99_000, 6, Scope::Topic(1), false),
+            Err(ResumeError::OtherAccount)
+        );
+        // Snapshot age (taken at 5 000) before idleness (issued at 6 000).
+        assert_eq!(
+            at(15_001, 5, Scope::Topic(1), false),
+            Err(ResumeError::SnapshotExpired)
+        );
+        assert_eq!(
+            at(8_001, 5, Scope::Topic(1), false),
+            Err(ResumeError::Idle)
+        );
+        assert_eq!(
+            at(8_000, 5, Scope::Topic(1), false),
+            Err(ResumeError::OtherCollection)
+        );
+        assert_eq!(at(8_000, 5, scope, false), Err(ResumeError::OptionsDiffer));
+        assert!(ResumeError::Idle.is_expiry() && !ResumeError::OptionsDiffer.is_expiry());
+        assert_eq!(
+            lifetimes.expires_at(cursor.snapshot, Millis(6_000)),
+            Millis(8_000)
+        );
+        assert_eq!(
+            lifetimes.expires_at(cursor.snapshot, Millis(14_000)),
+            Millis(15_000)
+        );
     }
 
     #[test]

@@ -1,13 +1,20 @@
-//! The one error type of the API and the contract's JSON error body. Handlers and
-//! middleware return [`ApiError`]; [`crate::pipeline::finalize`] renders every non-200
-//! response, including ones axum or tower produced themselves, as that body.
+//! The one error type of the API, every conversion into it, and the contract's JSON error
+//! body. Handlers and middleware return [`ApiError`]; [`crate::pipeline::finalize`] renders
+//! every non-200 response, including ones axum or tower produced themselves, as that body.
+//!
+//! A failure is logged once, where it becomes a response ([`ApiError::into_response`]): the
+//! conversions below only classify, they do not log.
 
 use std::net::IpAddr;
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use forumdex_accounts::{AccountError, AuthError, RateDecision};
+use forumdex_accounts::{AccountError, AuthError, RateDecision, RateLimitError};
 use forumdex_corpus::StoreError;
+use forumdex_images::ObjectError;
+use forumdex_search::SearchError;
+
+use crate::cursor::ResumeError;
 use serde::Serialize;
 
 /// Everything that can go wrong in a request, mapped onto the contract's statuses.
@@ -41,11 +48,25 @@ pub enum ApiError {
     #[error("{0}")]
     Gone(String),
     /// 429: the key's rate limit is exhausted.
-    #[error("rate limit of {} requests per minute exceeded; retry after the time in X-RateLimit-Reset", .0.limit)]
-    RateLimited(RateDecision),
-    /// 503: the operation could not complete (store busy or failing, overload, timeout).
+    #[error("rate limit of {} requests per minute exceeded; retry after the time in X-RateLimit-Reset", .decision.limit)]
+    RateLimited {
+        /// The refusal, for the `X-RateLimit-*` headers.
+        decision: RateDecision,
+        /// When it was decided (Unix seconds): `Retry-After` counts from here.
+        decided_at_unix_secs: i64,
+    },
+    /// 503: the operation could not complete (overload, timeout).
     #[error("{0}")]
     Unavailable(String),
+    /// 503: a backend failed; the client is told which part of the service, the log gets
+    /// the cause.
+    #[error("{}", .backend.message())]
+    Backend {
+        /// Which backend.
+        backend: Backend,
+        /// What went wrong, for the log only.
+        cause: String,
+    },
     /// 500: a bug (a caught panic).
     #[error("internal error")]
     Internal,
@@ -62,8 +83,8 @@ impl ApiError {
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::Gone(_) => StatusCode::GONE,
-            Self::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
-            Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Self::Unavailable(_) | Self::Backend { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -140,10 +161,12 @@ impl IntoResponse for ApiError {
         let mut response = self.status().into_response();
         let headers = response.headers_mut();
         match &self {
-            Self::RateLimited(decision) => {
+            Self::RateLimited {
+                decision,
+                decided_at_unix_secs,
+            } => {
                 crate::pipeline::insert_rate_headers(headers, decision);
-                let now = chrono::Utc::now().timestamp();
-                let wait = (decision.reset_at_unix_secs - now).max(1);
+                let wait = (decision.reset_at_unix_secs - decided_at_unix_secs).max(1);
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(wait));
             }
             Self::MethodNotAllowed => {
@@ -151,25 +174,93 @@ impl IntoResponse for ApiError {
             }
             _ => {}
         }
-        if let Self::Unavailable(reason) = &self {
-            tracing::warn!(reason = %reason, "request failed: service unavailable");
+        match &self {
+            Self::Unavailable(reason) => {
+                tracing::warn!(reason = %reason, "request failed: service unavailable");
+            }
+            Self::Backend { backend, cause } => {
+                tracing::warn!(backend = backend.name(), error = %cause, "request failed: backend failure");
+            }
+            _ => {}
         }
         response.extensions_mut().insert(self.body());
         response
     }
 }
 
+/// The backends whose failures are answered 503.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// The corpus store.
+    Corpus,
+    /// The account store.
+    Accounts,
+    /// The search indexes.
+    Search,
+    /// The image object store.
+    Images,
+    /// The rate limiter.
+    RateLimiter,
+}
+
+impl Backend {
+    /// What the client is told.
+    fn message(self) -> &'static str {
+        match self {
+            Self::Corpus => "the corpus is temporarily unavailable; retry later",
+            Self::Accounts => "accounts are temporarily unavailable; retry later",
+            Self::Search => "search is temporarily unavailable; retry later",
+            Self::Images => "the image could not be read; retry later",
+            Self::RateLimiter => "rate limits are temporarily unavailable; retry later",
+        }
+    }
+
+    /// Its name in logs.
+    fn name(self) -> &'static str {
+        match self {
+            Self::Corpus => "corpus",
+            Self::Accounts => "accounts",
+            Self::Search => "search",
+            Self::Images => "images",
+            Self::RateLimiter => "rate_limiter",
+        }
+    }
+
+    fn failed(self, cause: impl std::fmt::Display) -> ApiError {
+        ApiError::Backend {
+            backend: self,
+            cause: cause.to_string(),
+        }
+    }
+}
+
 impl From<StoreError> for ApiError {
     fn from(err: StoreError) -> Self {
-        tracing::warn!(error = %err, "corpus store failure");
-        Self::Unavailable("the corpus is temporarily unavailable; retry later".to_owned())
+        Backend::Corpus.failed(err)
     }
 }
 
 impl From<AccountError> for ApiError {
     fn from(err: AccountError) -> Self {
-        tracing::warn!(error = %err, "account store failure");
-        Self::Unavailable("accounts are temporarily unavailable; retry later".to_owned())
+        Backend::Accounts.failed(err)
+    }
+}
+
+impl From<SearchError> for ApiError {
+    fn from(err: SearchError) -> Self {
+        Backend::Search.failed(err)
+    }
+}
+
+impl From<ObjectError> for ApiError {
+    fn from(err: ObjectError) -> Self {
+        Backend::Images.failed(err)
+    }
+}
+
+impl From<RateLimitError> for ApiError {
+    fn from(err: RateLimitError) -> Self {
+        Backend::RateLimiter.failed(err)
     }
 }
 
@@ -194,6 +285,41 @@ impl From<tokio::task::JoinError> for ApiError {
             Self::Unavailable("the request was cancelled".to_owned())
         }
     }
+}
+
+impl From<ResumeError> for ApiError {
+    fn from(err: ResumeError) -> Self {
+        if err.is_expiry() {
+            Self::Gone(err.to_string())
+        } else {
+            Self::BadRequest(err.to_string())
+        }
+    }
+}
+
+/// The fallback of the router: an unknown route.
+pub async fn not_found() -> ApiError {
+    ApiError::NotFound("no such route".to_owned())
+}
+
+/// What the overload and timeout layers answer.
+pub async fn overloaded(err: tower::BoxError) -> Response {
+    let message = if err.is::<tower::timeout::error::Elapsed>() {
+        "the request took too long; retry later"
+    } else if err.is::<tower::load_shed::error::Overloaded>() {
+        "the service is overloaded; retry later"
+    } else {
+        "the service could not complete the request; retry later"
+    };
+    ApiError::Unavailable(message.to_owned()).into_response()
+}
+
+/// What a caught panic becomes: a JSON 500 (a bug).
+pub fn panicked(_panic: Box<dyn std::any::Any + Send>) -> Response {
+    tracing::error!("a request handler panicked");
+    let mut response = ApiError::Internal.into_response();
+    *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+    response
 }
 
 /// Runs blocking store work off the async threads, mapping its errors.

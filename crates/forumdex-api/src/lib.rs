@@ -2,26 +2,33 @@
 //! endpoints, on axum. The HTTP layer only reads the corpus; it writes only the accounts
 //! ledger (one charge per successful operation).
 //!
-//! - [`settings`]: the typed settings tree; [`server`]: build, bind, serve, shut down.
-//! - [`app`]: shared state and the router; [`pipeline`]: the middleware in its order.
-//! - [`error`]: the error type and the contract's error body; [`query`]: strict query
-//!   strings; [`client_ip`]: trusted-proxy aware client addresses.
+//! - [`settings`]: the typed settings tree; [`server`]: build, bind, serve, shut down;
+//!   [`background`]: garbage collection and the search sync; [`clock`]: the injected time.
+//! - [`app`]: shared state; [`router`]: the routes and layers; [`pipeline`]: the
+//!   middleware in its order.
+//! - [`error`]: the error type, every conversion into it and the contract's error body;
+//!   [`query`]: strict query strings; [`client_ip`]: trusted-proxy aware client addresses.
 //! - [`routes`]: the handlers; [`wire`]: the contract's JSON shapes; [`cdn`]: the image
-//!   CDN origin and CDN URLs in served content.
+//!   CDN origin and CDN URLs in served content; [`image_search`]: image search's domain work.
 
 pub mod app;
+pub mod background;
 pub mod cdn;
 pub mod client_ip;
+pub mod clock;
 pub mod cursor;
 pub mod error;
+pub mod image_search;
 pub mod metrics;
 pub mod pipeline;
 pub mod query;
 pub mod routes;
+pub mod router;
 pub mod server;
 pub mod settings;
 pub mod wire;
 
 pub use app::App;
+pub use clock::{Clock, ManualClock, SystemClock};
 pub use server::Server;
 pub use settings::Settings;

@@ -147,7 +147,7 @@ async fn charge_for(
         return Ok(response);
     };
     let accounts = Arc::clone(&app.accounts);
-    let charged_at = chrono::Utc::now();
+    let charged_at = app.clock.now();
     let remaining =
         blocking(move || accounts.charge(account_id, &key_id, &request_id, &operation, charged_at))
             .await?;
@@ -185,7 +185,7 @@ async fn operate(
         return Err(ApiError::MethodNotAllowed);
     }
     let secret = api_key(request.headers())?;
-    let now = chrono::Utc::now();
+    let now = app.clock.now();
     let accounts = Arc::clone(&app.accounts);
     // One trip to the blocking pool reads the key (with its allowlist) and then the balance,
     // both from the database; the balance's outcome is applied only after the allowlist and
@@ -203,11 +203,13 @@ async fn operate(
     let decision = app
         .rate_limiter
         .check(&key.key_id, app.settings.rate_limit_per_minute, now)
-        .await
-        .map_err(|err| ApiError::Unavailable(format!("rate limiter unavailable: {err}")))?;
+        .await?;
     *decision_out = Some(decision);
     if !decision.allowed {
-        return Err(ApiError::RateLimited(decision));
+        return Err(ApiError::RateLimited {
+            decision,
+            decided_at_unix_secs: now.timestamp(),
+        });
     }
     let account_id = key.account_id;
     if balance? == 0 {

@@ -1,6 +1,7 @@
-//! Startup and shutdown: [`Server::build`] opens the stores, loads the cursor secret and
-//! binds (failing fast); [`Server::run_until_stopped`] serves until the shutdown future
-//! resolves, then drains in-flight requests.
+//! Startup and shutdown: [`Server::build`] asks the storage factory for every backend,
+//! loads the cursor secret and binds (failing fast); [`Server::run_until_stopped`] serves
+//! (with the [`Background`] tasks) until the shutdown future resolves, then drains
+//! in-flight requests.
 
 use std::future::Future;
 use std::net::{SocketAddr, TcpListener};
@@ -11,40 +12,39 @@ use std::time::Duration;
 use anyhow::Context;
 use axum_server::Handle;
 use axum_server::tls_rustls::RustlsConfig;
-use forumdex_accounts::{InMemoryRateLimiter, SqliteAccountStore};
-use forumdex_corpus::{CorpusStore, Millis, SqliteCorpusStore};
-use forumdex_images::LocalImageObjects;
+use forumdex_corpus::CorpusMaintenance;
 
-use crate::app::{App, router};
-use crate::metrics::Metrics;
+use crate::app::App;
+use crate::background::Background;
+use crate::clock::{Clock, SystemClock};
+use crate::router::router;
 use crate::settings::Settings;
-use crate::wire::Links;
 
 /// How long in-flight requests may finish after a shutdown signal.
 const DRAIN: Duration = Duration::from_secs(10);
-/// How often superseded corpus versions are collected.
-const GC_EVERY: Duration = Duration::from_secs(60);
-/// How often the search indexes catch up with the corpus.
-const SYNC_EVERY: Duration = Duration::from_secs(2);
-/// The file holding the cursor signing secret, inside the data folder.
-pub const CURSOR_SECRET_FILE: &str = "cursor-secret";
 
 /// A bound, ready server.
 pub struct Server {
     listener: TcpListener,
     app: Arc<App>,
+    maintenance: Arc<dyn CorpusMaintenance>,
     tls: Option<RustlsConfig>,
 }
 
 impl Server {
-    /// Opens the data folder's stores and binds `settings.listen` (port 0 picks a port).
+    /// Opens the backends the settings name for the data folder `data_dir` and binds
+    /// `settings.listen` (port 0 picks a port), on the system clock.
     pub async fn build(settings: Settings, data_dir: &Path) -> anyhow::Result<Self> {
-        let corpus = SqliteCorpusStore::open(data_dir).context("opening the corpus")?;
-        let accounts =
-            SqliteAccountStore::open_in(data_dir).context("opening the accounts database")?;
-        let search =
-            forumdex_search::SearchIndexes::open(data_dir).context("opening the search indexes")?;
-        let cursor_secret = load_or_create_secret(&data_dir.join(CURSOR_SECRET_FILE))?;
+        Self::build_with_clock(settings, data_dir, Arc::new(SystemClock)).await
+    }
+
+    /// [`Server::build`] on `clock` (tests move time instead of sleeping).
+    pub async fn build_with_clock(
+        settings: Settings,
+        data_dir: &Path,
+        clock: Arc<dyn Clock>,
+    ) -> anyhow::Result<Self> {
+        let storage = settings.storage(data_dir);
         let tls = match settings.tls() {
             Some((cert, key)) => {
                 let _ = rustls::crypto::ring::default_provider().install_default();
@@ -67,22 +67,13 @@ impl Server {
         listener.set_nonblocking(true)?;
         let bound = listener.local_addr().context("reading the bound address")?;
         let settings = settings.with_bound_address(bound);
-        let links = Links {
-            forum_url: settings.forum_url.clone(),
-            cdn_url: settings.cdn_url.clone(),
-        };
-        let app = Arc::new(App {
-            settings,
-            corpus: Arc::new(corpus),
-            accounts: Arc::new(accounts),
-            rate_limiter: Arc::new(InMemoryRateLimiter::new()),
-            cursor_secret,
-            metrics: Metrics::default(),
-            links,
-            search: Arc::new(search),
-            images: Arc::new(LocalImageObjects::open_in(data_dir)?),
-        });
-        Ok(Self { listener, app, tls })
+        let (app, maintenance) = App::build(settings, &storage, clock)?;
+        Ok(Self {
+            listener,
+            app: Arc::new(app),
+            maintenance,
+            tls,
+        })
     }
 
     /// The bound address.
@@ -110,12 +101,12 @@ impl Server {
             tracing::info!("shutting down: draining in-flight requests");
             stopper.graceful_shutdown(Some(DRAIN));
         });
-        let collector = tokio::spawn(collect_garbage(Arc::clone(&self.app)));
-        let indexer = tokio::spawn(sync_search(Arc::clone(&self.app)));
+        let address = self.local_addr();
+        let background = Background::spawn(&self.app, self.maintenance);
         let service =
             router(Arc::clone(&self.app)).into_make_service_with_connect_info::<SocketAddr>();
         let scheme = if self.tls.is_some() { "https" } else { "http" };
-        tracing::info!(address = %self.local_addr(), scheme, "serving");
+        tracing::info!(address = %address, scheme, "serving");
         let result = match self.tls {
             Some(tls) => {
                 axum_server::from_tcp_rustls(self.listener, tls)
@@ -130,71 +121,7 @@ impl Server {
                     .await
             }
         };
-        collector.abort();
-        indexer.abort();
+        drop(background);
         result.context("serving")
     }
-}
-
-/// Collects corpus versions no live snapshot can see, once a minute.
-async fn collect_garbage(app: Arc<App>) {
-    let lifetime_ms = app.settings.snapshot_seconds as i64 * 1000;
-    loop {
-        tokio::time::sleep(GC_EVERY).await;
-        let corpus: Arc<dyn CorpusStore> = Arc::clone(&app.corpus);
-        let horizon = Millis(Millis::now().0 - lifetime_ms);
-        match tokio::task::spawn_blocking(move || corpus.collect_garbage(horizon)).await {
-            Ok(Ok(0)) => {}
-            Ok(Ok(deleted)) => tracing::info!(deleted, "collected superseded corpus versions"),
-            Ok(Err(err)) => tracing::warn!(error = %err, "corpus garbage collection failed"),
-            Err(err) => tracing::warn!(error = %err, "corpus garbage collection task failed"),
-        }
-    }
-}
-
-/// Brings the search indexes up to the corpus at start and every [`SYNC_EVERY`], so an
-/// import is searchable within seconds.
-async fn sync_search(app: Arc<App>) {
-    loop {
-        let (search, corpus) = (Arc::clone(&app.search), Arc::clone(&app.corpus));
-        match tokio::task::spawn_blocking(move || search.sync(corpus.as_ref())).await {
-            Ok(Ok(report)) if report.posts_indexed > 0 => tracing::info!(
-                posts = report.posts_indexed,
-                synced_seq = report.synced_seq,
-                "search indexes synced"
-            ),
-            Ok(Ok(_)) => {}
-            Ok(Err(err)) => tracing::warn!(error = %err, "search index sync failed"),
-            Err(err) => tracing::warn!(error = %err, "search index sync task failed"),
-        }
-        tokio::time::sleep(SYNC_EVERY).await;
-    }
-}
-
-/// The 32-byte cursor secret of the data folder, created (hex, owner-only) on first use so
-/// cursors survive restarts.
-fn load_or_create_secret(path: &Path) -> anyhow::Result<[u8; 32]> {
-    if let Ok(text) = std::fs::read_to_string(path) {
-        let bytes = hex::decode(text.trim())
-            .ok()
-            .and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
-            .with_context(|| format!("{} does not hold 64 hex digits", path.display()))?;
-        return Ok(bytes);
-    }
-    let secret: [u8; 32] = rand::random();
-    write_private(path, &hex::encode(secret))
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(secret)
-}
-
-fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    options.open(path)?.write_all(text.as_bytes())
 }

@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use forumdex_storage::{Storage, StorageKind, StorageSettings};
 use ipnet::IpNet;
 use serde::{Deserialize, Deserializer};
 
@@ -54,6 +55,14 @@ pub struct Settings {
     /// Requests worked on at once; more are shed with 503 rather than queued. Default 256.
     #[serde(default = "default_concurrency")]
     pub max_concurrent_requests: usize,
+    /// Where the corpus, accounts and image objects live. Default `embedded` (the data
+    /// folder), the only kind so far.
+    #[serde(default)]
+    pub storage: StorageKind,
+    /// The cursor HMAC key file; every node of one deployment uses the same. Default
+    /// `{data}/cursor-secret`.
+    #[serde(default)]
+    pub cursor_secret_file: Option<PathBuf>,
 }
 
 fn default_listen() -> SocketAddr {
@@ -121,6 +130,8 @@ const NAMES: &[(&str, bool)] = &[
     ("tls_key", false),
     ("request_timeout_ms", true),
     ("max_concurrent_requests", true),
+    ("storage", false),
+    ("cursor_secret_file", false),
 ];
 
 impl Default for Settings {
@@ -200,6 +211,13 @@ impl Settings {
         if settings.request_timeout_ms == 0 || settings.max_concurrent_requests == 0 {
             bail!("request_timeout_ms and max_concurrent_requests must be at least 1");
         }
+        if settings
+            .cursor_secret_file
+            .as_ref()
+            .is_some_and(|path| path.as_os_str().is_empty())
+        {
+            bail!("cursor_secret_file must name a file");
+        }
         Ok(settings)
     }
 
@@ -231,6 +249,25 @@ impl Settings {
         } else {
             "http"
         }
+    }
+
+    /// The storage settings for the data folder `data_dir`: what [`Storage`] builds the
+    /// backends from.
+    pub fn storage_settings(&self, data_dir: &Path) -> StorageSettings {
+        let defaults = StorageSettings::embedded(data_dir);
+        StorageSettings {
+            kind: self.storage,
+            cursor_secret_file: self
+                .cursor_secret_file
+                .clone()
+                .unwrap_or(defaults.cursor_secret_file),
+            data_dir: defaults.data_dir,
+        }
+    }
+
+    /// The storage factory for the data folder `data_dir`.
+    pub fn storage(&self, data_dir: &Path) -> Storage {
+        Storage::new(self.storage_settings(data_dir))
     }
 
     /// Whether the API is served over HTTPS.
@@ -307,6 +344,28 @@ mod tests {
     }
 
     #[test]
+    fn storage_is_embedded_in_the_data_folder_unless_set() {
+        let data = Path::new("/srv/forumdex");
+        let defaults = Settings::default().storage_settings(data);
+        assert_eq!(defaults, StorageSettings::embedded(data));
+        assert_eq!(defaults.cursor_secret_file, data.join("cursor-secret"));
+        let env = vec![
+            ("FORUMDEX_STORAGE".to_owned(), "embedded".to_owned()),
+            (
+                "FORUMDEX_CURSOR_SECRET_FILE".to_owned(),
+                "/etc/forumdex/cursor-secret".to_owned(),
+            ),
+        ];
+        let settings = Settings::load(None, env, &[]).unwrap().storage_settings(data);
+        assert_eq!(settings.kind, StorageKind::Embedded);
+        assert_eq!(
+            settings.cursor_secret_file,
+            Path::new("/etc/forumdex/cursor-secret")
+        );
+        assert_eq!(settings.data_dir, data);
+    }
+
+    #[test]
     fn port_zero_urls_follow_the_bound_address() {
         let flags = [("listen", "127.0.0.1:0".to_owned())];
         let bound: SocketAddr = "127.0.0.1:4321".parse().unwrap();
@@ -349,6 +408,8 @@ mod tests {
             ("FORUMDEX_TRUSTED_PROXIES", "nope", "not an IP"),
             ("FORUMDEX_FORUM_URL", "ftp://x", "forum_url"),
             ("FORUMDEX_TLS_CERT", "/x.pem", "tls_key"),
+            ("FORUMDEX_STORAGE", "cloud", "storage"),
+            ("FORUMDEX_CURSOR_SECRET_FILE", "", "cursor_secret_file"),
         ] {
             let err = format!("{:#}", Settings::load(None, env(k, v), &[]).unwrap_err());
             assert!(err.contains(needle), "{k}={v}: {err}");

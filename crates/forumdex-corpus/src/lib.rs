@@ -1,9 +1,12 @@
 //! The forum corpus: parsing corpus-format v1 records into observations, choosing canonical
-//! documents, and the [`CorpusStore`] that keeps them with MVCC snapshots.
+//! documents, and the store that keeps them with MVCC snapshots, behind three seams split by
+//! who may call what ([`CorpusRead`], [`CorpusWrite`], [`CorpusMaintenance`]); the derived
+//! values every backend shares are computed in [`derive`].
 //!
 //! The store is the only writer of corpus data (the importer calls it); the HTTP layer only
 //! reads through it. [`SqliteCorpusStore`] is the embedded implementation.
 
+pub mod derive;
 pub mod html;
 pub mod id;
 pub mod model;
@@ -17,5 +20,5 @@ pub use id::{ForumId, MAX_ID};
 pub use model::*;
 pub use record::{Observation, Record, RecordError};
 pub use sqlite::SqliteCorpusStore;
-pub use store::{CorpusStore, StoreError};
+pub use store::{CorpusMaintenance, CorpusRead, CorpusWrite, StoreError};
 pub use time::Millis;

@@ -231,7 +231,7 @@ pub struct BatchOutcome {
 }
 
 /// A place in the stream of post changes: the sequence that made a version canonical and
-/// the post ID (see [`crate::CorpusStore::posts_changed`]).
+/// the post ID (see [`crate::CorpusRead::posts_changed`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ChangePosition {
     /// The version's `valid_from` sequence.
@@ -241,7 +241,7 @@ pub struct ChangePosition {
 }
 
 /// An image record whose file has not become a cached image object yet (see
-/// [`crate::CorpusStore::pending_images`]).
+/// [`crate::CorpusWrite::pending_images`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PendingImage {
     /// The version's row ID: pending images are listed in this order.

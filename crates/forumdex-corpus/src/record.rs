@@ -258,16 +258,7 @@ fn parse_merit(
         Some(_) => return fail("field `merit.senders`: must be an array"),
     };
     let counts = match &senders {
-        Some(senders) => {
-            let mut distinct: Vec<i64> = senders.iter().map(|s| s.profile_id.get()).collect();
-            distinct.sort_unstable();
-            distinct.dedup();
-            MeritCounts {
-                total: senders.iter().map(|s| s.amount).sum(),
-                distinct_senders: distinct.len() as i64,
-                transactions: senders.len() as i64,
-            }
-        }
+        Some(senders) => crate::derive::merit_from_senders(senders),
         None => {
             let count = |name| {
                 merit

@@ -1,5 +1,7 @@
-//! The [`CorpusStore`] seam: everything the importer writes and the API reads, shaped by the
-//! domain so that a PostgreSQL implementation can follow the SQLite one.
+//! The corpus seams, split by who may call what: [`CorpusRead`] (the API and the search
+//! sync), [`CorpusWrite`] (imports) and [`CorpusMaintenance`] (garbage collection). Shaped
+//! by the domain so that a PostgreSQL implementation can follow the SQLite one; the rules
+//! that are not storage's (derived values) live in [`crate::derive`].
 
 use std::collections::HashMap;
 
@@ -18,17 +20,10 @@ pub enum StoreError {
     Unavailable(String),
 }
 
-/// A corpus with MVCC snapshots. All methods block; call them off async threads.
-pub trait CorpusStore: Send + Sync {
-    /// Applies one batch atomically under the next sequence number (none when nothing in it
-    /// is new). `now` becomes the versions' `indexed_at`; the sequence's creation time is
-    /// the later of `now` and the commit time (garbage collection depends on it).
-    fn import_batch(
-        &self,
-        observations: &[Observation],
-        now: Millis,
-    ) -> Result<BatchOutcome, StoreError>;
-
+/// The read side of a corpus with MVCC snapshots: everything the API and the search sync
+/// read. The HTTP layer holds only this trait, so it cannot write the corpus. All methods
+/// block; call them off async threads.
+pub trait CorpusRead: Send + Sync {
     /// The newest committed sequence, frozen at `now`.
     fn snapshot(&self, now: Millis) -> Result<Snapshot, StoreError>;
 
@@ -37,6 +32,10 @@ pub trait CorpusStore: Send + Sync {
 
     /// The canonical post at `seq`.
     fn post(&self, post_id: i64, seq: i64) -> Result<Option<PostDoc>, StoreError>;
+
+    /// The canonical posts among `post_ids` at `seq`, in one read, by post ID (unknown IDs
+    /// are left out).
+    fn posts(&self, post_ids: &[i64], seq: i64) -> Result<HashMap<i64, PostDoc>, StoreError>;
 
     /// The topic at `seq`, with its derived values.
     fn topic(&self, topic_id: i64, seq: i64) -> Result<Option<TopicDoc>, StoreError>;
@@ -61,14 +60,6 @@ pub trait CorpusStore: Send + Sync {
         limit: usize,
     ) -> Result<Vec<(ChangePosition, PostDoc)>, StoreError>;
 
-    /// Current image records with a file but no cached object, in `vid` order after
-    /// `after_vid`, at most `limit`: what the image stage of an import must encode.
-    fn pending_images(&self, after_vid: i64, limit: usize)
-    -> Result<Vec<PendingImage>, StoreError>;
-
-    /// Records the objects made from image records, by the records' line hashes.
-    fn record_image_objects(&self, objects: &[(Vec<u8>, ImageObject)]) -> Result<(), StoreError>;
-
     /// The cached objects of those of `source_urls` whose canonical image record at `seq`
     /// has one, by URL.
     fn cached_images(
@@ -79,7 +70,30 @@ pub trait CorpusStore: Send + Sync {
 
     /// Canonical entity counts at `seq`.
     fn counts(&self, seq: i64) -> Result<CorpusCounts, StoreError>;
+}
 
+/// The write side: what an import (and its image stage) does. Only importers hold it.
+pub trait CorpusWrite: CorpusRead {
+    /// Applies one batch atomically under the next sequence number (none when nothing in it
+    /// is new). `now` becomes the versions' `indexed_at`; the sequence's creation time is
+    /// the later of `now` and the commit time (garbage collection depends on it).
+    fn import_batch(
+        &self,
+        observations: &[Observation],
+        now: Millis,
+    ) -> Result<BatchOutcome, StoreError>;
+
+    /// Current image records with a file but no cached object, in `vid` order after
+    /// `after_vid`, at most `limit`: what the image stage of an import must encode.
+    fn pending_images(&self, after_vid: i64, limit: usize)
+    -> Result<Vec<PendingImage>, StoreError>;
+
+    /// Records the objects made from image records, by the records' line hashes.
+    fn record_image_objects(&self, objects: &[(Vec<u8>, ImageObject)]) -> Result<(), StoreError>;
+}
+
+/// Maintenance: what the server's background collector does.
+pub trait CorpusMaintenance: Send + Sync {
     /// Deletes superseded versions that no snapshot younger than `horizon` can see; returns
     /// how many were deleted.
     fn collect_garbage(&self, horizon: Millis) -> Result<usize, StoreError>;

@@ -2,7 +2,7 @@
 //! rest of the import goes on.
 //!
 //! After each committed batch the stage lists the current image records that have a file but
-//! no object yet ([`CorpusStore::pending_images`]), encodes them on one thread per core,
+//! no object yet ([`CorpusWrite::pending_images`]), encodes them on one thread per core,
 //! stores the objects ([`ImageObjects`]) and records them in the corpus. Until then a post
 //! keeps the image's original URL. A missing or undecodable file is reported and left out;
 //! since nothing is recorded for it, the next import tries it again.
@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use anyhow::Context;
-use forumdex_corpus::{CorpusStore, ImageObject, PendingImage};
+use forumdex_corpus::{CorpusWrite, ImageObject, PendingImage};
 use forumdex_images::{ImageObjects, encode_avif};
 use serde::Serialize;
 
@@ -44,7 +44,7 @@ pub struct ImageReport {
 /// one at the end, each starting after the last record already handled. `on_failure` sees
 /// each failure as it happens.
 pub fn run(
-    store: &dyn CorpusStore,
+    store: &dyn CorpusWrite,
     objects: &dyn ImageObjects,
     workers: usize,
     batches_committed: mpsc::Receiver<()>,

@@ -8,7 +8,7 @@ use std::sync::{Arc, mpsc};
 use anyhow::Context;
 use forumdex_corpus::record::Record;
 use forumdex_corpus::text::html_to_text;
-use forumdex_corpus::{CorpusStore, Millis, Observation};
+use forumdex_corpus::{CorpusWrite, Millis, Observation};
 use forumdex_images::ImageObjects;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -150,7 +150,7 @@ enum ParsedMsg {
 /// back in order, counts and reports them and cuts batches, and a writer thread applies
 /// the batches to the store. Every channel is bounded, so memory stays flat.
 pub fn import_files(
-    store: &dyn CorpusStore,
+    store: &dyn CorpusWrite,
     sources: &[Source],
     options: &ImportOptions,
     mut on_reject: impl FnMut(&Rejection),

@@ -1,6 +1,6 @@
 //! Importing corpus files: reading (plain, gzip, zstd, stdin) line by line with flat memory,
 //! validating each line into an observation, detecting missing languages, and handing
-//! batches to the [`forumdex_corpus::CorpusStore`], each batch atomic under one sequence.
+//! batches to the [`forumdex_corpus::CorpusWrite`], each batch atomic under one sequence.
 
 pub mod images;
 pub mod import;

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use forumdex_corpus::html::img_tags;
 use forumdex_corpus::text::{html_to_search_text, html_to_text};
-use forumdex_corpus::{ChangePosition, CorpusStore, Millis, PostDoc};
+use forumdex_corpus::{ChangePosition, CorpusRead, Millis, PostDoc};
 use serde::{Deserialize, Serialize};
 use tantivy::collector::TopDocs;
 use tantivy::query::TermQuery;
@@ -292,7 +292,7 @@ impl SearchIndexes {
 
     /// Brings the indexes up to the corpus's newest snapshot, in windows of up to 32 sequences,
     /// each committed before `state.json` records it.
-    pub fn sync(&self, corpus: &dyn CorpusStore) -> Result<SyncReport, SearchError> {
+    pub fn sync(&self, corpus: &dyn CorpusRead) -> Result<SyncReport, SearchError> {
         let _serial = self.sync_lock.lock().expect("not poisoned");
         self.refresh()?;
         let snapshot = corpus.snapshot(Millis::now())?;
@@ -320,7 +320,7 @@ impl SearchIndexes {
 
     /// Deletes every document and forgets the synced sequence, then syncs from the start:
     /// what a change of analyzers or quality rules needs.
-    pub fn rebuild(&self, corpus: &dyn CorpusStore) -> Result<SyncReport, SearchError> {
+    pub fn rebuild(&self, corpus: &dyn CorpusRead) -> Result<SyncReport, SearchError> {
         {
             let _serial = self.sync_lock.lock().expect("not poisoned");
             self.refresh()?;
@@ -355,7 +355,7 @@ impl SearchIndexes {
 
     fn sync_window(
         &self,
-        corpus: &dyn CorpusStore,
+        corpus: &dyn CorpusRead,
         since: i64,
         upto: i64,
         report: &mut SyncReport,

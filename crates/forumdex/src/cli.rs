@@ -32,6 +32,10 @@ pub struct GlobalArgs {
     /// Print exactly one JSON object on stdout (errors go to stderr).
     #[arg(long, global = true)]
     pub json: bool,
+    /// TOML settings file (operator-interface.md lists the settings; every command honours
+    /// the storage settings, `serve` and `demo` all of them).
+    #[arg(long, global = true)]
+    pub config: Option<PathBuf>,
 }
 
 /// The subcommands.

@@ -1,8 +1,7 @@
 //! `GET /api/v1/topics/{id}/posts` and `/profiles/{id}/posts`: chronological pages of full
 //! posts on a frozen snapshot (api-contract.md "Collection rules" and the cursor table).
 //!
-//! Check order for a cursor (DESIGN.md "Cursors"): decode + MAC (400) -> account (400) ->
-//! snapshot age (410) -> idle (410) -> options (400).
+//! A cursor is checked by [`cursor::resume`] (DESIGN.md "Cursors" order) before the page.
 
 use std::sync::Arc;
 
@@ -15,7 +14,7 @@ use forumdex_corpus::{
 
 use crate::app::App;
 use crate::cdn;
-use crate::cursor::{CursorError, CursorState, WalkOptions};
+use crate::cursor::{self, CursorState, Lifetimes, WalkOptions};
 use crate::error::{ApiError, blocking};
 use crate::pipeline::Caller;
 use crate::query::{QueryParams, truncate};
@@ -235,47 +234,26 @@ async fn page(
     params: QueryParams,
 ) -> Result<PostList, ApiError> {
     let stated = StatedOptions::parse(&params)?;
-    let now = Millis::now();
-    let snapshot_ms = app.settings.snapshot_seconds as i64 * 1000;
-    let idle_ms = app.settings.cursor_idle_seconds as i64 * 1000;
-    let account_id = caller.account_id.get();
-    let resumed = match params.get("cursor") {
-        None => None,
-        Some(text) => {
-            let state = CursorState::decode(text, &app.cursor_secret).map_err(|err| match err {
-                CursorError::TooLong | CursorError::Invalid => {
-                    ApiError::BadRequest(err.to_string())
-                }
-            })?;
-            if state.account_id != account_id {
-                return Err(ApiError::BadRequest(
-                    "invalid cursor: it was issued to another account".to_owned(),
-                ));
-            }
-            if now.0 - state.snapshot.taken_at.0 > snapshot_ms {
-                return Err(ApiError::Gone(
-                    "the snapshot of this cursor expired; restart without a cursor".to_owned(),
-                ));
-            }
-            if now.0 - state.issued_at.0 > idle_ms {
-                return Err(ApiError::Gone(
-                    "the cursor expired after being idle; restart without a cursor".to_owned(),
-                ));
-            }
-            if state.options.scope != scope {
-                return Err(ApiError::BadRequest(
-                    "the cursor belongs to a different collection; restart without a cursor"
-                        .to_owned(),
-                ));
-            }
-            if !stated.agrees_with(&state.options) {
-                return Err(ApiError::BadRequest(
-                    "options differ from the cursor's original ones; repeat them exactly or send the cursor alone".to_owned(),
-                ));
-            }
-            Some(state)
-        }
+    let now = app.clock.now_millis();
+    let lifetimes = Lifetimes {
+        snapshot_ms: app.settings.snapshot_seconds as i64 * 1000,
+        idle_ms: app.settings.cursor_idle_seconds as i64 * 1000,
     };
+    let account_id = caller.account_id.get();
+    let resumed = params
+        .get("cursor")
+        .map(|text| {
+            cursor::resume(
+                text,
+                &app.cursor_secret,
+                account_id,
+                scope,
+                now,
+                lifetimes,
+                |original| stated.agrees_with(original),
+            )
+        })
+        .transpose()?;
     let options = resumed.map_or_else(|| stated.effective(scope), |state| state.options);
     let corpus = Arc::clone(&app.corpus);
     let links = app.links.clone();
@@ -308,7 +286,7 @@ async fn page(
         };
         return Err(ApiError::NotFound(format!("{kind} {id} not found")));
     };
-    let expires_at = Millis((now.0 + idle_ms).min(snapshot.taken_at.0 + snapshot_ms));
+    let expires_at = lifetimes.expires_at(snapshot, now);
     let next_cursor = listed.next.map(|position: Position| {
         CursorState {
             options,

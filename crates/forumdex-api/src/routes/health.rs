@@ -6,7 +6,6 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
-use forumdex_corpus::Millis;
 use serde_json::{Value, json};
 
 use crate::app::App;
@@ -20,7 +19,8 @@ pub async fn healthz() -> Json<Value> {
 /// 200 when the corpus and account stores answer; 503 otherwise.
 pub async fn readyz(State(app): State<Arc<App>>) -> Result<Json<Value>, ApiError> {
     let corpus = Arc::clone(&app.corpus);
-    let snapshot = blocking(move || corpus.snapshot(Millis::now())).await?;
+    let now = app.clock.now_millis();
+    let snapshot = blocking(move || corpus.snapshot(now)).await?;
     let accounts = Arc::clone(&app.accounts);
     blocking(move || accounts.ping()).await?;
     Ok(Json(

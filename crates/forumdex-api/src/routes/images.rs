@@ -5,12 +5,12 @@
 //! `include_low_quality` handling) over posts that contain an `<img>`; since a post's
 //! searchable text includes its images' `alt` text, descriptions and the text around an image
 //! both rank it. The best [`MATCH_WINDOW`] matching posts are walked in rank order and their
-//! cached images collected, each object once (the first, best-ranked post it appears in is
-//! the one reported). Images whose corpus NSFW score is at least [`NSFW_THRESHOLD`] are left
+//! cached images collected ([`crate::image_search`]), each object once (the first, best-ranked post it appears in is
+//! the one reported). Images whose corpus NSFW score is at least
+//! [`crate::image_search::NSFW_THRESHOLD`] are left
 //! out unless `hide_nsfw=0`; an image without a score is never hidden. `total` counts the
 //! distinct images found in the walked posts, `images` holds the first `size` of them.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use axum::Json;
@@ -18,7 +18,8 @@ use axum::extract::{RawQuery, State};
 use serde::Serialize;
 
 use crate::app::App;
-use crate::cdn::{self, MIME_TYPE};
+use crate::cdn::MIME_TYPE;
+use crate::image_search::{ImageQuery, find_images};
 use crate::error::{ApiError, blocking};
 use crate::query::{QueryParams, truncate};
 use crate::routes::search::{ALL_BOARDS, parse_request};
@@ -37,8 +38,6 @@ pub const PARAMETERS: &[&str] = &[
 pub const DEFAULT_SIZE: usize = 24;
 /// The largest `size`.
 pub const MAX_SIZE: usize = 50;
-/// NSFW scores from this value up are high-confidence: hidden unless `hide_nsfw=0`.
-pub const NSFW_THRESHOLD: f64 = 0.9;
 /// Matching posts walked for images, best first.
 pub const MATCH_WINDOW: usize = 200;
 
@@ -64,54 +63,38 @@ pub async fn search_images(
     };
     let indexes = Arc::clone(&app.search);
     let corpus = Arc::clone(&app.corpus);
-    let links = app.links.clone();
-    let response = blocking(move || -> Result<_, ApiError> {
+    let now = app.clock.now_millis();
+    let query = ImageQuery { size, hide_nsfw };
+    let (results, found) = blocking(move || -> Result<_, ApiError> {
         let results = forumdex_search::search(&indexes, &request)?;
-        let (cached, seq) = cdn::hit_images(corpus.as_ref(), &results.hits)?;
-        let mut seen = HashSet::new();
-        let mut found = Vec::new();
-        for hit in &results.hits {
-            for source in &hit.images {
-                let Some(image) = cached.get(source) else {
-                    continue;
-                };
-                let nsfw = image.nsfw_score.is_some_and(|s| s >= NSFW_THRESHOLD);
-                if (hide_nsfw && nsfw) || !seen.insert(image.object.sha256.clone()) {
-                    continue;
-                }
-                found.push((hit.post_id, image.clone()));
-            }
-        }
-        let mut images = Vec::with_capacity(size.min(found.len()));
-        for (post_id, image) in found.iter().take(size) {
-            // The post as the lookups show it, at the same snapshot as the images.
-            let Some(post) = corpus.post(*post_id, seq)? else {
-                continue;
-            };
-            images.push(Image {
-                object: "image",
-                url: links.image(&image.object.sha256),
-                sha256: image.object.sha256.clone(),
-                mime_type: MIME_TYPE,
-                bytes: image.object.bytes,
-                nsfw_score: image.nsfw_score,
-                post: PostSummary::new(&post, &links),
-            });
-        }
-        Ok(ImageSearchResponse {
-            object: "image_search",
-            query: results.query,
-            corrected_query: results.corrected_query,
-            lang: results.lang,
-            board_scope: ALL_BOARDS,
-            hide_nsfw,
-            post_matches_considered: results.hits.len() as u64,
-            total: found.len() as u64,
-            images,
-        })
+        let found = find_images(corpus.as_ref(), &results.hits, query, now)?;
+        Ok((results, found))
     })
     .await?;
-    Ok(Json(response))
+    let links = &app.links;
+    Ok(Json(ImageSearchResponse {
+        object: "image_search",
+        query: results.query,
+        corrected_query: results.corrected_query,
+        lang: results.lang,
+        board_scope: ALL_BOARDS,
+        hide_nsfw,
+        post_matches_considered: results.hits.len() as u64,
+        total: found.total as u64,
+        images: found
+            .images
+            .iter()
+            .map(|found| Image {
+                object: "image",
+                url: links.image(&found.image.object.sha256),
+                sha256: found.image.object.sha256.clone(),
+                mime_type: MIME_TYPE,
+                bytes: found.image.object.bytes,
+                nsfw_score: found.image.nsfw_score,
+                post: PostSummary::new(&found.post, links),
+            })
+            .collect(),
+    }))
 }
 
 /// `size`: a whole number from 1 to [`MAX_SIZE`]; [`DEFAULT_SIZE`] when absent.

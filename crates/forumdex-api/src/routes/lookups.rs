@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
-use forumdex_corpus::{CorpusStore, Millis, StoreError};
+use forumdex_corpus::{CorpusRead, StoreError};
 
 use crate::app::App;
 use crate::cdn::{self, WithContent};
@@ -67,7 +67,7 @@ pub async fn profile(
 }
 
 /// Reads one document by ID at a sequence.
-type Fetch<Doc> = fn(&dyn CorpusStore, i64, i64) -> Result<Option<Doc>, StoreError>;
+type Fetch<Doc> = fn(&dyn CorpusRead, i64, i64) -> Result<Option<Doc>, StoreError>;
 
 /// Validates the request, reads one document at the newest snapshot off the async
 /// threads, points its cached images at the CDN, and converts it into its wire type.
@@ -87,8 +87,9 @@ where
     let id = lookup_id(raw_id, what)?.ok_or_else(not_found)?.get();
     let corpus = Arc::clone(&app.corpus);
     let links = app.links.clone();
+    let now = app.clock.now_millis();
     let found = blocking(move || {
-        let snapshot = corpus.snapshot(Millis::now())?;
+        let snapshot = corpus.snapshot(now)?;
         let mut found = fetch(corpus.as_ref(), id, snapshot.seq)?;
         if let Some(doc) = &mut found {
             cdn::use_cdn_urls(corpus.as_ref(), &links, doc, snapshot.seq)?;

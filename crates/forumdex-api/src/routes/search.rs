@@ -12,7 +12,7 @@ use axum::Json;
 use axum::extract::{RawQuery, State};
 use forumdex_corpus::text::replace_image_markers;
 use forumdex_search::search::{DEFAULT_LIMIT, RANKING_MODEL_VERSION};
-use forumdex_search::{Hit, LangCode, SearchError, SearchRequest, SearchResults};
+use forumdex_search::{Hit, LangCode, SearchRequest, SearchResults};
 use serde::Serialize;
 
 use crate::app::App;
@@ -35,9 +35,10 @@ pub async fn search(
     let request = parse_request(&params)?;
     let indexes = Arc::clone(&app.search);
     let corpus = Arc::clone(&app.corpus);
+    let now = app.clock.now_millis();
     let (results, cached) = blocking(move || -> Result<_, ApiError> {
         let results = forumdex_search::search(&indexes, &request)?;
-        let (cached, _) = cdn::hit_images(corpus.as_ref(), &results.hits)?;
+        let (cached, _) = cdn::hit_images(corpus.as_ref(), &results.hits, now)?;
         Ok((results, cached))
     })
     .await?;
@@ -82,13 +83,6 @@ fn flag(params: &QueryParams, name: &str) -> Result<bool, ApiError> {
             "invalid {name} {:?}: the only allowed value is 1",
             truncate(other)
         ))),
-    }
-}
-
-impl From<SearchError> for ApiError {
-    fn from(err: SearchError) -> Self {
-        tracing::warn!(error = %err, "search failure");
-        Self::Unavailable("search is temporarily unavailable; retry later".to_owned())
     }
 }
 

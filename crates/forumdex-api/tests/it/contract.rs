@@ -16,7 +16,7 @@ use crate::helpers::{
 const COMMITTED: &str = include_str!("../../openapi.json");
 
 /// The router's source: every `.route("...")` in it must be documented.
-const ROUTER_SOURCE: &str = include_str!("../../src/app.rs");
+const ROUTER_SOURCE: &str = include_str!("../../src/router.rs");
 
 /// The contract's operations: (operationId, path).
 const OPERATIONS: &[(&str, &str)] = &[

@@ -13,7 +13,7 @@ use forumdex_accounts::{
     AccountId, AccountStore, Allowlist, Email, KeyId, LedgerEntry, NewKey, SqliteAccountStore,
 };
 use forumdex_api::{Server, Settings};
-use forumdex_corpus::{CorpusStore, Millis, Observation, SqliteCorpusStore};
+use forumdex_corpus::{CorpusWrite, Millis, Observation, SqliteCorpusStore};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tempfile::TempDir;

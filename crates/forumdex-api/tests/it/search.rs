@@ -7,9 +7,9 @@ use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::http::{Request, StatusCode};
 use forumdex_accounts::{Allowlist, Email, KeyLifetime, NewKey};
-use forumdex_api::app::router;
+use forumdex_api::router::router;
 use forumdex_api::{App, Server, Settings};
-use forumdex_corpus::{Millis, Observation};
+use forumdex_corpus::{CorpusWrite, Millis, Observation};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use tower::ServiceExt;
@@ -59,7 +59,10 @@ async fn fixture() -> Fixture {
         .iter()
         .map(|l| Observation::parse_line(l.to_string().as_bytes()).unwrap())
         .collect();
-    app.corpus
+    // The test imports as `forumdex import` would: through its own writer (the server holds
+    // only the corpus's read side).
+    forumdex_corpus::SqliteCorpusStore::open(dir.path())
+        .unwrap()
         .import_batch(&observations, Millis::now())
         .unwrap();
     app.search.sync(app.corpus.as_ref()).unwrap();
@@ -198,7 +201,7 @@ async fn a_post_imported_while_serving_becomes_searchable() {
         "observed_at": "2024-03-02T00:00:00Z"})
     .to_string();
     let observation = Observation::parse_line(line.as_bytes()).unwrap();
-    forumdex_corpus::CorpusStore::import_batch(&corpus, &[observation], Millis::now()).unwrap();
+    CorpusWrite::import_batch(&corpus, &[observation], Millis::now()).unwrap();
 
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {

@@ -1,4 +1,4 @@
-//! The embedded [`CorpusStore`]: one SQLite database in WAL mode, one writer at a time
+//! The embedded corpus store ([`CorpusRead`], [`CorpusWrite`], [`CorpusMaintenance`]): one SQLite database in WAL mode, one writer at a time
 //! (`BEGIN IMMEDIATE`), readers on their own connections so imports never block reads.
 
 mod read;
@@ -9,11 +9,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use forumdex_sqlite::Pool;
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
 use crate::model::*;
 use crate::record::Observation;
-use crate::store::{CorpusStore, StoreError};
+use crate::store::{CorpusMaintenance, CorpusRead, CorpusWrite, StoreError};
 use crate::time::Millis;
 
 /// How long a statement waits for a lock before the store reports [`StoreError::Busy`].
@@ -25,7 +26,7 @@ const MAX_IDLE_READERS: usize = 16;
 pub struct SqliteCorpusStore {
     path: PathBuf,
     writer: Mutex<Option<Connection>>,
-    readers: Mutex<Vec<Connection>>,
+    readers: Pool<StoreError>,
 }
 
 impl SqliteCorpusStore {
@@ -42,9 +43,9 @@ impl SqliteCorpusStore {
         conn.execute_batch(include_str!("schema.sql"))
             .map_err(map_err)?;
         Ok(Self {
+            readers: Pool::new(path.clone(), MAX_IDLE_READERS, connect),
             path,
             writer: Mutex::new(Some(conn)),
-            readers: Mutex::new(Vec::new()),
         })
     }
 
@@ -63,27 +64,21 @@ impl SqliteCorpusStore {
         &self,
         f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
     ) -> Result<T, StoreError> {
-        let pooled = self.readers.lock().expect("reader pool lock").pop();
-        let conn = match pooled {
-            Some(conn) => conn,
-            None => connect(&self.path)?,
-        };
         // One read transaction per call: every query of it sees the same committed state.
-        let result = (|| {
-            conn.execute_batch("BEGIN")?;
-            let value = f(&conn);
-            conn.execute_batch("COMMIT")?;
-            value
-        })()
-        .map_err(map_err);
-        if !conn.is_autocommit() {
-            let _ = conn.execute_batch("ROLLBACK");
-        }
-        let mut pool = self.readers.lock().expect("reader pool lock");
-        if pool.len() < MAX_IDLE_READERS && conn.is_autocommit() {
-            pool.push(conn);
-        }
-        result
+        // A connection whose transaction could not be closed is not reused by the pool.
+        self.readers.with(|conn| {
+            let result = (|| {
+                conn.execute_batch("BEGIN")?;
+                let value = f(conn);
+                conn.execute_batch("COMMIT")?;
+                value
+            })()
+            .map_err(map_err);
+            if !conn.is_autocommit() {
+                let _ = conn.execute_batch("ROLLBACK");
+            }
+            result
+        })
     }
 
     fn with_writer<T>(
@@ -134,15 +129,7 @@ fn map_err(err: rusqlite::Error) -> StoreError {
     }
 }
 
-impl CorpusStore for SqliteCorpusStore {
-    fn import_batch(
-        &self,
-        observations: &[Observation],
-        now: Millis,
-    ) -> Result<BatchOutcome, StoreError> {
-        self.with_writer(|conn| write::import_batch(conn, observations, now))
-    }
-
+impl CorpusRead for SqliteCorpusStore {
     fn snapshot(&self, now: Millis) -> Result<Snapshot, StoreError> {
         let seq = self.with_reader(read::latest_seq)?;
         Ok(Snapshot { seq, taken_at: now })
@@ -154,6 +141,10 @@ impl CorpusStore for SqliteCorpusStore {
 
     fn post(&self, post_id: i64, seq: i64) -> Result<Option<PostDoc>, StoreError> {
         self.with_reader(|conn| read::post(conn, post_id, seq))
+    }
+
+    fn posts(&self, post_ids: &[i64], seq: i64) -> Result<HashMap<i64, PostDoc>, StoreError> {
+        self.with_reader(|conn| read::posts(conn, post_ids, seq))
     }
 
     fn topic(&self, topic_id: i64, seq: i64) -> Result<Option<TopicDoc>, StoreError> {
@@ -182,18 +173,6 @@ impl CorpusStore for SqliteCorpusStore {
         self.with_reader(|conn| read::posts_changed(conn, since, upto, after, limit))
     }
 
-    fn pending_images(
-        &self,
-        after_vid: i64,
-        limit: usize,
-    ) -> Result<Vec<PendingImage>, StoreError> {
-        self.with_reader(|conn| read::pending_images(conn, after_vid, limit))
-    }
-
-    fn record_image_objects(&self, objects: &[(Vec<u8>, ImageObject)]) -> Result<(), StoreError> {
-        self.with_writer(|conn| write::record_image_objects(conn, objects))
-    }
-
     fn cached_images(
         &self,
         source_urls: &[&str],
@@ -205,7 +184,31 @@ impl CorpusStore for SqliteCorpusStore {
     fn counts(&self, seq: i64) -> Result<CorpusCounts, StoreError> {
         self.with_reader(|conn| read::counts(conn, seq))
     }
+}
 
+impl CorpusWrite for SqliteCorpusStore {
+    fn import_batch(
+        &self,
+        observations: &[Observation],
+        now: Millis,
+    ) -> Result<BatchOutcome, StoreError> {
+        self.with_writer(|conn| write::import_batch(conn, observations, now))
+    }
+
+    fn pending_images(
+        &self,
+        after_vid: i64,
+        limit: usize,
+    ) -> Result<Vec<PendingImage>, StoreError> {
+        self.with_reader(|conn| read::pending_images(conn, after_vid, limit))
+    }
+
+    fn record_image_objects(&self, objects: &[(Vec<u8>, ImageObject)]) -> Result<(), StoreError> {
+        self.with_writer(|conn| write::record_image_objects(conn, objects))
+    }
+}
+
+impl CorpusMaintenance for SqliteCorpusStore {
     fn collect_garbage(&self, horizon: Millis) -> Result<usize, StoreError> {
         self.with_writer(|conn| write::collect_garbage(conn, horizon))
     }

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 
+use crate::derive;
 use crate::model::*;
 use crate::record::MeritCounts;
 use crate::time::Millis;
@@ -148,8 +149,28 @@ pub(super) fn post(conn: &Connection, post_id: i64, seq: i64) -> rusqlite::Resul
     )
 }
 
-/// A topic version's title, board_id, views, page_count and observed_at.
-type TopicRow = (String, Option<i64>, Option<i64>, Option<i64>, i64);
+pub(super) fn posts(
+    conn: &Connection,
+    post_ids: &[i64],
+    seq: i64,
+) -> rusqlite::Result<HashMap<i64, PostDoc>> {
+    let mut found = HashMap::with_capacity(post_ids.len());
+    // A bounded IN list per statement (SQLite caps bound parameters); the statements of one
+    // call share the caller's read transaction.
+    for chunk in post_ids.chunks(500) {
+        let names: Vec<String> = (0..chunk.len()).map(|i| format!(":id{i}")).collect();
+        let params: Vec<(&str, &dyn rusqlite::ToSql)> = names
+            .iter()
+            .zip(chunk)
+            .map(|(name, id)| (name.as_str(), id as &dyn rusqlite::ToSql))
+            .collect();
+        let condition = format!("p.post_id IN ({})", names.join(", "));
+        for post in posts_where(conn, seq, &condition, &params)? {
+            found.insert(post.post_id, post);
+        }
+    }
+    Ok(found)
+}
 
 pub(super) fn topic(
     conn: &Connection,
@@ -157,49 +178,62 @@ pub(super) fn topic(
     seq: i64,
 ) -> rusqlite::Result<Option<TopicDoc>> {
     let params = named_params! {":id": topic_id, ":seq": seq};
-    let record: Option<TopicRow> = conn
+    let record = conn
         .prepare_cached(&format!(
             "SELECT t.title, t.board_id, t.views, t.page_count, t.observed_at
              FROM topic_versions t WHERE t.topic_id = :id AND {}",
             visible("t")
         ))?
         .query_row(params, |row| {
-            Ok((
-                row.get(0)?,
-                row.get(1)?,
-                row.get(2)?,
-                row.get(3)?,
-                row.get(4)?,
-            ))
+            Ok(derive::TopicRecordFacts {
+                title: row.get(0)?,
+                board_id: row.get(1)?,
+                views: row.get(2)?,
+                page_count: row.get(3)?,
+                observed_at: Millis(row.get(4)?),
+            })
         })
         .optional()?;
     let vp = visible("p");
-    let (post_count, last_post_at, merit_total, merit_tx, merit_observed_at): (
-        i64,
-        Option<i64>,
-        i64,
-        i64,
-        Option<i64>,
-    ) = conn
+    let mut posts = conn
         .prepare_cached(&format!(
             "SELECT COUNT(*), MAX(p.posted_at), COALESCE(SUM(p.merit_total), 0),
                     COALESCE(SUM(p.merit_tx), 0), MAX(p.observed_at)
              FROM post_versions p WHERE p.topic_id = :id AND {vp}"
         ))?
         .query_row(params, |row| {
-            Ok((
-                row.get(0)?,
-                row.get(1)?,
-                row.get(2)?,
-                row.get(3)?,
-                row.get(4)?,
-            ))
+            Ok(derive::TopicPostFacts {
+                post_count: row.get(0)?,
+                last_post_at: row.get::<_, Option<i64>>(1)?.map(Millis),
+                merit_total: row.get(2)?,
+                merit_transactions: row.get(3)?,
+                merit_distinct_senders: 0,
+                merit_observed_at: row.get::<_, Option<i64>>(4)?.map(Millis),
+            })
         })?;
-    if record.is_none() && post_count == 0 {
+    if !derive::topic_exists(record.as_ref(), posts.post_count) {
         return Ok(None);
     }
-    let distinct_senders = topic_distinct_senders(conn, topic_id, seq)?;
-    let first_post = opening_post(conn, topic_id, seq)?;
+    posts.merit_distinct_senders = topic_distinct_senders(conn, topic_id, seq)?;
+    let first_post = derive::opening_post(
+        posts_where(
+            conn,
+            seq,
+            "p.topic_id = :id AND p.is_op = 1 ORDER BY p.post_id LIMIT 1",
+            &[(":id", &topic_id)],
+        )?
+        .into_iter()
+        .next(),
+        || {
+            let smallest = posts_where(
+                conn,
+                seq,
+                "p.topic_id = :id ORDER BY p.post_id LIMIT 1",
+                &[(":id", &topic_id)],
+            )?;
+            Ok::<_, rusqlite::Error>(smallest.into_iter().next())
+        },
+    )?;
     let latest_post = posts_where(
         conn,
         seq,
@@ -208,67 +242,33 @@ pub(super) fn topic(
     )?
     .into_iter()
     .next();
-    let board_id = match record.as_ref().and_then(|r| r.1) {
-        Some(id) => Some(id),
-        None => match first_post.as_ref().and_then(|p| p.board.board_id) {
-            Some(id) => Some(id),
-            None => conn
-                .prepare_cached(&format!(
-                    "SELECT p.board_id FROM post_versions p
-                     WHERE p.topic_id = :id AND p.board_id IS NOT NULL AND {vp} LIMIT 1"
-                ))?
-                .query_row(params, |row| row.get(0))
-                .optional()?,
+    let board_id = derive::topic_board_id(
+        record.as_ref().and_then(|r| r.board_id),
+        first_post.as_ref(),
+        || {
+            conn.prepare_cached(&format!(
+                "SELECT p.board_id FROM post_versions p
+                 WHERE p.topic_id = :id AND p.board_id IS NOT NULL AND {vp} LIMIT 1"
+            ))?
+            .query_row(params, |row| row.get(0))
+            .optional()
         },
-    };
+    )?;
     let board = BoardRef {
         board_id,
         name: BoardNames::new(conn, seq).name(board_id)?,
     };
-    let title = match (&record, &first_post) {
-        (Some(r), _) => r.0.clone(),
-        (None, Some(op)) => op.title.clone(),
-        (None, None) => String::new(),
-    };
-    let views = match record.as_ref().and_then(|r| r.2.map(|views| (views, r.4))) {
-        Some((observed, at)) => Views {
-            observed,
-            observed_at: Some(Millis(at)),
-        },
-        None => Views {
-            observed: 0,
-            observed_at: None,
-        },
-    };
-    let page_count = record
-        .as_ref()
-        .and_then(|r| r.3)
-        .unwrap_or((post_count + 19) / 20);
-    Ok(Some(TopicDoc {
+    Ok(Some(derive::topic_doc(derive::TopicFacts {
         topic_id,
-        title,
+        record,
+        posts,
         board,
-        language: first_post.as_ref().and_then(|p| p.language.clone()),
-        created_at: first_post.as_ref().and_then(|p| p.posted_at),
-        last_post_at: last_post_at.map(Millis),
-        post_count,
-        page_count,
-        views,
-        merit: Merit {
-            counts: MeritCounts {
-                total: merit_total,
-                distinct_senders,
-                transactions: merit_tx,
-            },
-            observed_at: merit_observed_at.map(Millis),
-        },
         first_post,
         latest_post,
-    }))
+    })))
 }
 
-/// Distinct senders across the topic when every merited post lists its senders; otherwise
-/// the sum of the posts' distinct_senders (an upper bound).
+/// The topic's distinct merit senders, by [`derive::topic_distinct_senders`].
 fn topic_distinct_senders(conn: &Connection, topic_id: i64, seq: i64) -> rusqlite::Result<i64> {
     let vp = visible("p");
     let params = named_params! {":id": topic_id, ":seq": seq};
@@ -278,40 +278,26 @@ fn topic_distinct_senders(conn: &Connection, topic_id: i64, seq: i64) -> rusqlit
                AND (p.merit_total > 0 OR p.merit_tx > 0) AND p.merit_senders IS NULL"
         ))?
         .query_row(params, |row| row.get(0))?;
-    let sql = if unlisted == 0 {
-        format!(
-            "SELECT COUNT(DISTINCT json_extract(s.value, '$[0]'))
-             FROM post_versions p, json_each(p.merit_senders) s
-             WHERE p.topic_id = :id AND {vp} AND p.merit_senders IS NOT NULL"
-        )
-    } else {
-        format!(
-            "SELECT COALESCE(SUM(p.merit_distinct), 0) FROM post_versions p
-             WHERE p.topic_id = :id AND {vp}"
-        )
+    let count = |sql: String| {
+        conn.prepare_cached(&sql)?
+            .query_row(params, |row| row.get(0))
     };
-    conn.prepare_cached(&sql)?
-        .query_row(params, |row| row.get(0))
-}
-
-/// The post flagged `is_op`, else the smallest post ID when its flag is not `false`.
-fn opening_post(conn: &Connection, topic_id: i64, seq: i64) -> rusqlite::Result<Option<PostDoc>> {
-    let flagged = posts_where(
-        conn,
-        seq,
-        "p.topic_id = :id AND p.is_op = 1 ORDER BY p.post_id LIMIT 1",
-        &[(":id", &topic_id)],
-    )?;
-    if let Some(op) = flagged.into_iter().next() {
-        return Ok(Some(op));
-    }
-    let first = posts_where(
-        conn,
-        seq,
-        "p.topic_id = :id ORDER BY p.post_id LIMIT 1",
-        &[(":id", &topic_id)],
-    )?;
-    Ok(first.into_iter().next().filter(|post| post.is_op))
+    derive::topic_distinct_senders(
+        unlisted,
+        || {
+            count(format!(
+                "SELECT COUNT(DISTINCT json_extract(s.value, '$[0]'))
+                 FROM post_versions p, json_each(p.merit_senders) s
+                 WHERE p.topic_id = :id AND {vp} AND p.merit_senders IS NOT NULL"
+            ))
+        },
+        || {
+            count(format!(
+                "SELECT COALESCE(SUM(p.merit_distinct), 0) FROM post_versions p
+                 WHERE p.topic_id = :id AND {vp}"
+            ))
+        },
+    )
 }
 
 pub(super) fn profile(
@@ -327,16 +313,21 @@ pub(super) fn profile(
         ))?
         .query_row(params, |row| row.get(0))
         .optional()?;
-    let (post_count, topic_count, first, last): (i64, i64, Option<i64>, Option<i64>) = conn
+    let activity = conn
         .prepare_cached(&format!(
             "SELECT COUNT(*), COUNT(DISTINCT p.topic_id), MIN(p.posted_at), MAX(p.posted_at)
              FROM post_versions p WHERE p.author_id = :id AND {}",
             visible("p")
         ))?
         .query_row(params, |row| {
-            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+            Ok(ProfileActivity {
+                post_count: row.get(0)?,
+                topic_count: row.get(1)?,
+                first_post_at: row.get::<_, Option<i64>>(2)?.map(Millis),
+                last_post_at: row.get::<_, Option<i64>>(3)?.map(Millis),
+            })
         })?;
-    if record.is_none() && post_count == 0 {
+    if !derive::profile_exists(record.as_ref(), activity.post_count) {
         return Ok(None);
     }
     let limit = RECENT_POSTS as i64;
@@ -346,21 +337,12 @@ pub(super) fn profile(
         "p.author_id = :id ORDER BY p.sort_at DESC, p.post_id DESC LIMIT :limit",
         &[(":id", &profile_id), (":limit", &limit)],
     )?;
-    let username = match record.flatten() {
-        Some(name) => Some(name),
-        None => recent_posts.first().map(|p| p.author_name.clone()),
-    };
-    Ok(Some(ProfileDoc {
+    Ok(Some(derive::profile_doc(derive::ProfileFacts {
         profile_id,
-        username,
-        activity: ProfileActivity {
-            post_count,
-            topic_count,
-            first_post_at: first.map(Millis),
-            last_post_at: last.map(Millis),
-        },
+        record,
+        activity,
         recent_posts,
-    }))
+    })))
 }
 
 pub(super) fn scope_exists(conn: &Connection, scope: Scope, seq: i64) -> rusqlite::Result<bool> {

@@ -1,13 +1,13 @@
 //! The canonical rule: latest observed_at, ties broken by the smallest line SHA-256,
 //! whatever the import order; re-imports add nothing.
 
-use forumdex_corpus::CorpusStore;
+use forumdex_corpus::{CorpusRead, CorpusWrite};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::fixtures::*;
 
-fn content(store: &dyn CorpusStore, post_id: i64) -> String {
+fn content(store: &dyn CorpusWrite, post_id: i64) -> String {
     store
         .post(post_id, latest(store))
         .unwrap()

@@ -1,6 +1,6 @@
 //! Corpus lines and stores for tests.
 
-use forumdex_corpus::{CorpusStore, Millis, Observation, SqliteCorpusStore};
+use forumdex_corpus::{CorpusWrite, Millis, Observation, SqliteCorpusStore};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
@@ -54,7 +54,7 @@ pub fn observations(lines: &[String]) -> Vec<Observation> {
 }
 
 /// Imports lines as one batch at time `now_ms`; returns the sequence (if any).
-pub fn import(store: &dyn CorpusStore, lines: &[String], now_ms: i64) -> Option<i64> {
+pub fn import(store: &dyn CorpusWrite, lines: &[String], now_ms: i64) -> Option<i64> {
     store
         .import_batch(&observations(lines), Millis(now_ms))
         .unwrap()
@@ -62,7 +62,7 @@ pub fn import(store: &dyn CorpusStore, lines: &[String], now_ms: i64) -> Option<
 }
 
 /// The newest sequence.
-pub fn latest(store: &dyn CorpusStore) -> i64 {
+pub fn latest(store: &dyn CorpusWrite) -> i64 {
     store.snapshot(Millis(0)).unwrap().seq
 }
 

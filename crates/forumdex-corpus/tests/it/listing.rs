@@ -96,7 +96,7 @@ fn expected(posts: &[Fixture], scope: Scope, order: Order, filters: &ListFilters
 }
 
 fn walk(
-    store: &dyn CorpusStore,
+    store: &dyn CorpusWrite,
     scope: Scope,
     order: Order,
     filters: ListFilters,

@@ -1,4 +1,4 @@
-//! Integration tests of the corpus store: the conformance suite every `CorpusStore`
+//! Integration tests of the corpus store: the conformance suite every `CorpusWrite`
 //! implementation must pass (run here on SQLite in temp folders).
 
 mod canonical;

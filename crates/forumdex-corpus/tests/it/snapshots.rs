@@ -8,7 +8,7 @@ use serde_json::json;
 
 use crate::fixtures::*;
 
-fn walk(store: &dyn CorpusStore, scope: Scope, seq: i64) -> Vec<(i64, String)> {
+fn walk(store: &dyn CorpusWrite, scope: Scope, seq: i64) -> Vec<(i64, String)> {
     let mut out = Vec::new();
     let mut after = None;
     loop {

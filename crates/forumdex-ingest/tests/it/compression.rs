@@ -1,6 +1,6 @@
 //! Plain, gzip and zstd files of the same lines import the same observations.
 
-use forumdex_corpus::{CorpusStore, Millis, PostDoc};
+use forumdex_corpus::{CorpusWrite, Millis, PostDoc};
 use serde_json::json;
 
 use crate::support::*;
@@ -30,7 +30,7 @@ fn lines() -> Vec<String> {
 }
 
 /// What a store holds, with import times blanked (they differ from store to store).
-fn documents(store: &dyn CorpusStore) -> Vec<PostDoc> {
+fn documents(store: &dyn CorpusWrite) -> Vec<PostDoc> {
     (28..=41)
         .map(|id| PostDoc {
             indexed_at: Millis(0),

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use forumdex_corpus::{CorpusStore, Record};
+use forumdex_corpus::{CorpusRead, CorpusWrite, Record};
 use serde_json::json;
 
 use crate::support::*;
@@ -102,7 +102,7 @@ fn png(seed: u8) -> Vec<u8> {
 }
 
 fn import_with_objects(
-    store: &dyn CorpusStore,
+    store: &dyn CorpusWrite,
     data: &std::path::Path,
     path: &std::path::Path,
     batch_size: usize,

@@ -1,7 +1,7 @@
 //! Re-imports are no-ops, batches are atomic under one sequence each, and the canonical
 //! document does not depend on import order.
 
-use forumdex_corpus::CorpusStore;
+use forumdex_corpus::CorpusRead;
 use forumdex_ingest::import_files;
 use forumdex_ingest::source::Source;
 use serde_json::json;

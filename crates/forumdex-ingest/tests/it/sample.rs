@@ -12,7 +12,7 @@ use std::io::BufRead;
 use std::path::Path;
 
 use forumdex_corpus::record::MeritCounts;
-use forumdex_corpus::{CorpusStore, PostDoc, TopicDoc};
+use forumdex_corpus::{CorpusRead, PostDoc, TopicDoc};
 use serde_json::Value;
 
 use crate::support::*;

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use forumdex_corpus::{
-    BatchOutcome, ChangePosition, CorpusCounts, CorpusStore, ListPage, ListRequest, Millis,
+    BatchOutcome, ChangePosition, CorpusCounts, CorpusRead, CorpusWrite, ListPage, ListRequest, Millis,
     Observation, PostDoc, ProfileDoc, Scope, Snapshot, SqliteCorpusStore, StoreError, TopicDoc,
 };
 use forumdex_ingest::source::Source;
@@ -116,7 +116,7 @@ pub fn options(batch_size: usize) -> ImportOptions {
 
 /// Imports `paths` in order; returns the summary and every rejection the callback saw.
 pub fn import(
-    store: &dyn CorpusStore,
+    store: &dyn CorpusWrite,
     paths: &[&Path],
     batch_size: usize,
 ) -> (ImportSummary, Vec<Rejection>) {
@@ -130,17 +130,17 @@ pub fn import(
 }
 
 /// The newest sequence.
-pub fn latest(store: &dyn CorpusStore) -> i64 {
+pub fn latest(store: &dyn CorpusWrite) -> i64 {
     store.snapshot(Millis(0)).expect("snapshot").seq
 }
 
 /// Canonical counts at the newest sequence.
-pub fn counts(store: &dyn CorpusStore) -> CorpusCounts {
+pub fn counts(store: &dyn CorpusWrite) -> CorpusCounts {
     store.counts(latest(store)).expect("counts")
 }
 
 /// The canonical post at the newest sequence.
-pub fn post_doc(store: &dyn CorpusStore, post_id: i64) -> PostDoc {
+pub fn post_doc(store: &dyn CorpusWrite, post_id: i64) -> PostDoc {
     store
         .post(post_id, latest(store))
         .expect("post lookup")
@@ -181,23 +181,7 @@ impl RecordingStore {
     }
 }
 
-impl CorpusStore for RecordingStore {
-    fn import_batch(
-        &self,
-        observations: &[Observation],
-        now: Millis,
-    ) -> Result<BatchOutcome, StoreError> {
-        let number = {
-            let mut batches = self.batches.lock().expect("batches lock");
-            batches.push(observations.to_vec());
-            batches.len() - 1
-        };
-        if self.fail_batch == Some(number) {
-            return Err(StoreError::Unavailable("disk full (test)".to_owned()));
-        }
-        self.inner.import_batch(observations, now)
-    }
-
+impl CorpusRead for RecordingStore {
     fn snapshot(&self, now: Millis) -> Result<Snapshot, StoreError> {
         self.inner.snapshot(now)
     }
@@ -208,6 +192,14 @@ impl CorpusStore for RecordingStore {
 
     fn post(&self, post_id: i64, seq: i64) -> Result<Option<PostDoc>, StoreError> {
         self.inner.post(post_id, seq)
+    }
+
+    fn posts(
+        &self,
+        post_ids: &[i64],
+        seq: i64,
+    ) -> Result<std::collections::HashMap<i64, PostDoc>, StoreError> {
+        self.inner.posts(post_ids, seq)
     }
 
     fn topic(&self, topic_id: i64, seq: i64) -> Result<Option<TopicDoc>, StoreError> {
@@ -236,6 +228,36 @@ impl CorpusStore for RecordingStore {
         self.inner.posts_changed(since, upto, after, limit)
     }
 
+    fn cached_images(
+        &self,
+        source_urls: &[&str],
+        seq: i64,
+    ) -> Result<std::collections::HashMap<String, forumdex_corpus::CachedImage>, StoreError> {
+        self.inner.cached_images(source_urls, seq)
+    }
+
+    fn counts(&self, seq: i64) -> Result<CorpusCounts, StoreError> {
+        self.inner.counts(seq)
+    }
+}
+
+impl CorpusWrite for RecordingStore {
+    fn import_batch(
+        &self,
+        observations: &[Observation],
+        now: Millis,
+    ) -> Result<BatchOutcome, StoreError> {
+        let number = {
+            let mut batches = self.batches.lock().expect("batches lock");
+            batches.push(observations.to_vec());
+            batches.len() - 1
+        };
+        if self.fail_batch == Some(number) {
+            return Err(StoreError::Unavailable("disk full (test)".to_owned()));
+        }
+        self.inner.import_batch(observations, now)
+    }
+
     fn pending_images(
         &self,
         after_vid: i64,
@@ -249,21 +271,5 @@ impl CorpusStore for RecordingStore {
         objects: &[(Vec<u8>, forumdex_corpus::ImageObject)],
     ) -> Result<(), StoreError> {
         self.inner.record_image_objects(objects)
-    }
-
-    fn cached_images(
-        &self,
-        source_urls: &[&str],
-        seq: i64,
-    ) -> Result<std::collections::HashMap<String, forumdex_corpus::CachedImage>, StoreError> {
-        self.inner.cached_images(source_urls, seq)
-    }
-
-    fn counts(&self, seq: i64) -> Result<CorpusCounts, StoreError> {
-        self.inner.counts(seq)
-    }
-
-    fn collect_garbage(&self, horizon: Millis) -> Result<usize, StoreError> {
-        self.inner.collect_garbage(horizon)
     }
 }

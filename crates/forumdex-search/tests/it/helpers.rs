@@ -1,6 +1,6 @@
 //! Fixtures: corpus lines, a store and its indexes in a temp folder, search shortcuts.
 
-use forumdex_corpus::{CorpusStore, Millis, Observation, SqliteCorpusStore};
+use forumdex_corpus::{CorpusWrite, Millis, Observation, SqliteCorpusStore};
 use forumdex_search::{LangCode, SearchIndexes, SearchRequest, SearchResults, search};
 use serde_json::{Value, json};
 use tempfile::TempDir;

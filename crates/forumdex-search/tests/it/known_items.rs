@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use forumdex_corpus::{ChangePosition, CorpusStore, PostDoc, text::html_to_text};
+use forumdex_corpus::{ChangePosition, CorpusWrite, PostDoc, text::html_to_text};
 use forumdex_generate::{GenerateConfig, generate};
 use forumdex_ingest::source::Source;
 use forumdex_ingest::{ImportOptions, import_files};
@@ -12,7 +12,7 @@ use forumdex_search::SearchRequest;
 use crate::helpers::World;
 
 /// Every canonical post of the corpus.
-pub fn all_posts(store: &dyn CorpusStore) -> Vec<PostDoc> {
+pub fn all_posts(store: &dyn CorpusWrite) -> Vec<PostDoc> {
     let upto = store.snapshot(forumdex_corpus::Millis(0)).unwrap().seq;
     let mut out = Vec::new();
     let mut after = ChangePosition::default();

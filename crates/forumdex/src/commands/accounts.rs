@@ -49,8 +49,8 @@ pub struct ShowArgs {
 pub fn run(global: &GlobalArgs, args: AccountsArgs) -> anyhow::Result<()> {
     let store = open_accounts(global)?;
     match args.command {
-        AccountsCommand::Create(args) => create(global, &store, args),
-        AccountsCommand::Show(args) => show(global, &store, args),
+        AccountsCommand::Create(args) => create(global, store.as_ref(), args),
+        AccountsCommand::Show(args) => show(global, store.as_ref(), args),
     }
 }
 

@@ -39,7 +39,7 @@ pub struct AddArgs {
 pub fn run(global: &GlobalArgs, args: CreditsArgs) -> anyhow::Result<()> {
     let store = open_accounts(global)?;
     match args.command {
-        CreditsCommand::Add(args) => add(global, &store, args),
+        CreditsCommand::Add(args) => add(global, store.as_ref(), args),
     }
 }
 

@@ -5,12 +5,12 @@
 use anyhow::Context;
 use clap::Args;
 use forumdex_accounts::{AccountId, AccountStore, Email, KeyLifetime, NewKey};
-use forumdex_corpus::{ChangePosition, CorpusStore, Millis, PostDoc, SqliteCorpusStore};
+use forumdex_corpus::{ChangePosition, CorpusRead, Millis, PostDoc};
 use forumdex_generate::{GenerateConfig, generate};
 use forumdex_ingest::source::Source;
 
 use crate::cli::GlobalArgs;
-use crate::commands::{import, open_accounts, serve};
+use crate::commands::{import, serve};
 
 /// Posts in the generated demo corpus.
 const DEMO_POSTS: u64 = 20_000;
@@ -29,9 +29,10 @@ pub struct DemoArgs {
 
 /// Runs `forumdex demo`.
 pub fn run(global: &GlobalArgs, args: DemoArgs) -> anyhow::Result<()> {
-    let settings = serve::load_settings(None, args.listen)?;
-    let corpus = SqliteCorpusStore::open(&global.data)?;
-    if corpus.snapshot(Millis::now())?.seq == 0 {
+    let settings = serve::load_settings(global, args.listen)?;
+    let storage = settings.storage(&global.data);
+    let corpus = storage.corpus()?;
+    if corpus.read.snapshot(Millis::now())?.seq == 0 {
         let out = global.data.join("demo").join("demo-corpus.jsonl");
         println!(
             "No corpus in {}: generating {DEMO_POSTS} demo posts into {} and importing them...",
@@ -45,7 +46,13 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> anyhow::Result<()> {
             },
             &out,
         )?;
-        let summary = import::import(&corpus, &global.data, &[Source::File(out)], 5_000, true)?;
+        let summary = import::import(
+            &storage,
+            corpus.write.as_ref(),
+            &[Source::File(out)],
+            5_000,
+            true,
+        )?;
         println!(
             "Imported {} lines ({} post records, {} topic records, {} profile records, {} images cached as AVIF).",
             summary.accepted,
@@ -57,8 +64,8 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> anyhow::Result<()> {
     } else {
         println!("Using the corpus already in {}.", global.data.display());
     }
-    let accounts = open_accounts(global)?;
-    let account = demo_account(&accounts, &global.data)?;
+    let accounts = storage.accounts()?;
+    let account = demo_account(accounts.as_ref(), &global.data)?;
     let now = chrono::Utc::now();
     let created = accounts.create_key(
         account,
@@ -70,7 +77,7 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> anyhow::Result<()> {
         now,
     )?;
     let credits = accounts.balance(account)?;
-    let example = example_post(&corpus)?;
+    let example = example_post(corpus.read.as_ref())?;
     let key = created.secret.expose_secret().to_owned();
     serve::serve(global, settings, move |server| {
         let base = &server.app().settings.base_url;
@@ -128,7 +135,7 @@ fn demo_account(accounts: &dyn AccountStore, data: &std::path::Path) -> anyhow::
 }
 
 /// A post with an author, to fill the example requests.
-fn example_post(corpus: &dyn CorpusStore) -> anyhow::Result<Option<PostDoc>> {
+fn example_post(corpus: &dyn CorpusRead) -> anyhow::Result<Option<PostDoc>> {
     let seq = corpus.snapshot(Millis::now())?.seq;
     let posts = corpus.posts_changed(0, seq, ChangePosition::default(), 200)?;
     let with_author = posts.iter().find(|(_, post)| post.author_id.is_some());

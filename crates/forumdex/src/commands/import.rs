@@ -1,18 +1,19 @@
 //! `forumdex import`: corpus files into the data folder's corpus, indexed for search as
 //! they are imported.
 
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, mpsc};
+use std::path::PathBuf;
+use std::sync::mpsc;
 use std::time::Duration;
 
 use clap::Args;
-use forumdex_corpus::{CorpusStore, Millis, SqliteCorpusStore};
-use forumdex_images::LocalImageObjects;
+use forumdex_corpus::{CorpusRead, CorpusWrite, Millis};
 use forumdex_ingest::source::Source;
 use forumdex_ingest::{ImportOptions, ImportSummary, import_files};
 use forumdex_search::{SearchError, SearchIndexes};
+use forumdex_storage::Storage;
 
 use crate::cli::GlobalArgs;
+use crate::commands::storage;
 use crate::output::print_json;
 
 /// Rejections printed to stderr one by one; past this only the count is reported.
@@ -39,8 +40,10 @@ pub fn run(global: &GlobalArgs, args: ImportArgs) -> anyhow::Result<()> {
             anyhow::bail!("{} is not a readable file", path.display());
         }
     }
-    let store = SqliteCorpusStore::open(&global.data)?;
-    let indexes = match SearchIndexes::open(&global.data) {
+    let storage = storage(global)?;
+    let corpus = storage.corpus()?;
+    let store = corpus.read.as_ref();
+    let indexes = match SearchIndexes::open(storage.data_dir()) {
         Ok(indexes) => Some(indexes),
         Err(err) => {
             warn_not_indexed(&err);
@@ -52,10 +55,10 @@ pub fn run(global: &GlobalArgs, args: ImportArgs) -> anyhow::Result<()> {
         let (importing, imported) = mpsc::channel::<()>();
         let indexer = indexes
             .as_ref()
-            .map(|indexes| scope.spawn(|| index_while_importing(indexes, &store, imported)));
+            .map(|indexes| scope.spawn(|| index_while_importing(indexes, store, imported)));
         let summary = import(
-            &store,
-            &global.data,
+            &storage,
+            corpus.write.as_ref(),
             &sources,
             args.batch_size as usize,
             !global.json,
@@ -69,7 +72,7 @@ pub fn run(global: &GlobalArgs, args: ImportArgs) -> anyhow::Result<()> {
         summary
     })?;
     if let Some(indexes) = &indexes
-        && let Err(err) = indexes.sync(&store)
+        && let Err(err) = indexes.sync(store)
     {
         warn_not_indexed(&err);
     }
@@ -105,7 +108,7 @@ const INDEX_BACKLOG: i64 = 16;
 /// first error.
 fn index_while_importing(
     indexes: &SearchIndexes,
-    store: &SqliteCorpusStore,
+    store: &dyn CorpusRead,
     imported: mpsc::Receiver<()>,
 ) -> Result<(), SearchError> {
     loop {
@@ -127,11 +130,12 @@ fn warn_not_indexed(err: &SearchError) {
     );
 }
 
-/// Imports with rejections reported on stderr as `file:line: reason`, storing image objects
-/// in the data folder (failures are logged as warnings as they happen).
+/// Imports into `corpus`, with rejections reported on stderr as `file:line: reason`,
+/// storing image objects where `storage` keeps them (failures are logged as warnings as
+/// they happen).
 pub fn import(
-    store: &dyn CorpusStore,
-    data_dir: &Path,
+    storage: &Storage,
+    corpus: &dyn CorpusWrite,
     sources: &[Source],
     batch_size: usize,
     progress: bool,
@@ -139,10 +143,10 @@ pub fn import(
     let options = ImportOptions {
         batch_size,
         progress,
-        images: Some(Arc::new(LocalImageObjects::open_in(data_dir)?)),
+        images: Some(storage.image_objects()?),
     };
     let mut printed = 0u64;
-    let summary = import_files(store, sources, &options, |rejection| {
+    let summary = import_files(corpus, sources, &options, |rejection| {
         printed += 1;
         if printed <= PRINTED_REJECTIONS {
             eprintln!(

@@ -126,7 +126,7 @@ pub struct AllowArgs {
 /// Runs `forumdex keys ...`.
 pub fn run(global: &GlobalArgs, args: KeysArgs) -> anyhow::Result<()> {
     let store = open_accounts(global)?;
-    let store: &dyn AccountStore = &store;
+    let store: &dyn AccountStore = store.as_ref();
     let now = Utc::now();
     match args.command {
         KeysCommand::Create(args) => create(global, store, args, now),

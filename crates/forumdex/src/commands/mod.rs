@@ -10,9 +10,12 @@ pub mod reindex;
 pub mod relevance;
 pub mod serve;
 
-use anyhow::Context;
-use forumdex_accounts::SqliteAccountStore;
+use std::sync::Arc;
+
+use forumdex_accounts::AccountStore;
 use forumdex_accounts::wire::KeyView;
+use forumdex_api::Settings;
+use forumdex_storage::Storage;
 
 use crate::cli::{Cli, Command, GlobalArgs};
 
@@ -32,14 +35,21 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
-/// Opens `<data>/accounts.sqlite`, creating the data folder and the database when missing.
-pub fn open_accounts(global: &GlobalArgs) -> anyhow::Result<SqliteAccountStore> {
-    SqliteAccountStore::open_in(&global.data).with_context(|| {
-        format!(
-            "cannot open the accounts database in {}",
-            global.data.display()
-        )
-    })
+/// The settings: defaults, the `--config` file, `FORUMDEX_*` variables, then `flags`.
+pub fn settings(global: &GlobalArgs, flags: &[(&str, String)]) -> anyhow::Result<Settings> {
+    Settings::load(global.config.as_deref(), std::env::vars(), flags)
+}
+
+/// The storage factory the settings describe for the data folder: every command opens its
+/// backends through it.
+pub fn storage(global: &GlobalArgs) -> anyhow::Result<Storage> {
+    Ok(settings(global, &[])?.storage(&global.data))
+}
+
+/// Opens the accounts, keys and ledger (creating the data folder and the database when
+/// missing).
+pub fn open_accounts(global: &GlobalArgs) -> anyhow::Result<Arc<dyn AccountStore>> {
+    storage(global)?.accounts()
 }
 
 /// One line describing a key, for people.

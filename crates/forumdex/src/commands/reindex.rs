@@ -4,10 +4,10 @@
 
 use anyhow::Context;
 use clap::Args;
-use forumdex_corpus::SqliteCorpusStore;
 use forumdex_search::SearchIndexes;
 
 use crate::cli::GlobalArgs;
+use crate::commands::storage;
 use crate::output::print_json;
 
 /// Arguments of `forumdex reindex`.
@@ -16,10 +16,11 @@ pub struct ReindexArgs {}
 
 /// Runs `forumdex reindex`.
 pub fn run(global: &GlobalArgs, _args: ReindexArgs) -> anyhow::Result<()> {
-    let store = SqliteCorpusStore::open(&global.data)?;
-    let indexes = SearchIndexes::open(&global.data).context("opening the search indexes")?;
+    let storage = storage(global)?;
+    let corpus = storage.corpus()?;
+    let indexes = SearchIndexes::open(storage.data_dir()).context("opening the search indexes")?;
     let report = indexes
-        .rebuild(&store)
+        .rebuild(corpus.read.as_ref())
         .context("rebuilding the search indexes")?;
     if global.json {
         print_json(&report)

@@ -8,11 +8,11 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
-use forumdex_corpus::SqliteCorpusStore;
 use forumdex_search::{LangCode, SearchIndexes, SearchRequest, search};
 use serde::Serialize;
 
 use crate::cli::GlobalArgs;
+use crate::commands::storage;
 use crate::output::print_json;
 
 /// Cut-off rank of the figures.
@@ -46,10 +46,13 @@ pub struct RelevanceReport {
 pub fn run(global: &GlobalArgs, args: RelevanceArgs) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(&args.queries)
         .with_context(|| format!("cannot read {}", args.queries.display()))?;
-    let indexes = SearchIndexes::open(&global.data).context("opening the search indexes")?;
+    let storage = storage(global)?;
+    let indexes = SearchIndexes::open(storage.data_dir()).context("opening the search indexes")?;
     if args.sync {
-        let store = SqliteCorpusStore::open(&global.data)?;
-        indexes.sync(&store).context("syncing the search indexes")?;
+        let corpus = storage.corpus()?;
+        indexes
+            .sync(corpus.read.as_ref())
+            .context("syncing the search indexes")?;
     }
     let mut reciprocal = 0.0;
     let mut recall = 0.0;

@@ -1,12 +1,11 @@
 //! `forumdex serve`: the API and the CDN origin on the data folder.
 
-use std::path::PathBuf;
-
 use anyhow::Context;
 use clap::Args;
 use forumdex_api::{Server, Settings};
 
 use crate::cli::GlobalArgs;
+use crate::commands;
 
 /// Arguments of `forumdex serve`.
 #[derive(Debug, Args)]
@@ -14,24 +13,19 @@ pub struct ServeArgs {
     /// Address to serve on (setting `listen`; default 127.0.0.1:8080).
     #[arg(long)]
     pub listen: Option<String>,
-    /// TOML settings file (operator-interface.md lists the settings).
-    #[arg(long)]
-    pub config: Option<PathBuf>,
 }
 
 /// Runs `forumdex serve`.
 pub fn run(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<()> {
-    let settings = load_settings(args.config.as_deref(), args.listen)?;
+    let settings = load_settings(global, args.listen)?;
     serve(global, settings, |_| {})
 }
 
-/// Settings from defaults, the file, `FORUMDEX_*` variables and the `--listen` flag.
-pub fn load_settings(
-    config: Option<&std::path::Path>,
-    listen: Option<String>,
-) -> anyhow::Result<Settings> {
+/// Settings from defaults, the `--config` file, `FORUMDEX_*` variables and the `--listen`
+/// flag.
+pub fn load_settings(global: &GlobalArgs, listen: Option<String>) -> anyhow::Result<Settings> {
     let flags: Vec<(&str, String)> = listen.into_iter().map(|l| ("listen", l)).collect();
-    Settings::load(config, std::env::vars(), &flags)
+    commands::settings(global, &flags)
 }
 
 /// Builds the server, calls `ready` with it once bound, and serves until Ctrl-C or SIGTERM.

@@ -22,7 +22,7 @@ use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use forumdex_accounts::{AccountId, AccountStore, SqliteAccountStore};
-use forumdex_corpus::{CorpusStore, Millis, SqliteCorpusStore};
+use forumdex_corpus::{CorpusRead, Millis, SqliteCorpusStore};
 use rusqlite::{Connection, OpenFlags};
 use serde_json::Value;
 

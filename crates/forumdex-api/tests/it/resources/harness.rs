@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use chrono::{DateTime, Utc};
 use forumdex_accounts::{AccountId, AccountStore, Email, KeyId, NewKey, SqliteAccountStore};
 use forumdex_api::{Server, Settings};
-use forumdex_corpus::{CorpusStore, Millis, Observation, SqliteCorpusStore};
+use forumdex_corpus::{CorpusWrite, Millis, Observation, SqliteCorpusStore};
 use serde_json::Value;
 
 /// The forum address the test servers are configured with.

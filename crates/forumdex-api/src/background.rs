@@ -1,0 +1,114 @@
+//! The server's background work: garbage collection of superseded corpus versions, and the
+//! search sync that keeps the node's indexes up with the corpus ([`SearchSync`] tells
+//! where they stand, so callers wait on an event instead of polling).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use forumdex_corpus::{CorpusMaintenance, Millis};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::app::App;
+
+/// How often superseded corpus versions are collected.
+const GC_EVERY: Duration = Duration::from_secs(60);
+/// How often the search indexes catch up with the corpus.
+const SYNC_EVERY: Duration = Duration::from_secs(2);
+
+/// The corpus sequence the search indexes reflect, as of the sync task's last pass.
+#[derive(Debug)]
+pub struct SearchSync {
+    synced_seq: watch::Sender<i64>,
+}
+
+impl Default for SearchSync {
+    fn default() -> Self {
+        Self {
+            synced_seq: watch::Sender::new(0),
+        }
+    }
+}
+
+impl SearchSync {
+    /// The sequence the last completed pass reached (0 before the first).
+    pub fn synced_seq(&self) -> i64 {
+        *self.synced_seq.borrow()
+    }
+
+    /// Resolves once a pass has brought the indexes to `seq` or beyond.
+    pub async fn wait_for(&self, seq: i64) {
+        let mut receiver = self.synced_seq.subscribe();
+        // The sender lives in `self`, so the channel cannot close while this waits.
+        let _ = receiver.wait_for(|synced| *synced >= seq).await;
+    }
+
+    fn publish(&self, seq: i64) {
+        self.synced_seq.send_replace(seq);
+    }
+}
+
+/// The running background tasks; dropping it stops them.
+#[derive(Debug)]
+pub struct Background {
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl Background {
+    /// Starts the collector (with the corpus's maintenance side) and the search sync.
+    pub fn spawn(app: &Arc<App>, maintenance: Arc<dyn CorpusMaintenance>) -> Self {
+        Self {
+            tasks: vec![
+                tokio::spawn(collect_garbage(Arc::clone(app), maintenance)),
+                tokio::spawn(sync_search(Arc::clone(app))),
+            ],
+        }
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+/// Collects corpus versions no live snapshot can see, once a minute.
+async fn collect_garbage(app: Arc<App>, maintenance: Arc<dyn CorpusMaintenance>) {
+    let lifetime_ms = app.settings.snapshot_seconds as i64 * 1000;
+    loop {
+        tokio::time::sleep(GC_EVERY).await;
+        let maintenance = Arc::clone(&maintenance);
+        let horizon = Millis(app.clock.now_millis().0 - lifetime_ms);
+        match tokio::task::spawn_blocking(move || maintenance.collect_garbage(horizon)).await {
+            Ok(Ok(0)) => {}
+            Ok(Ok(deleted)) => tracing::info!(deleted, "collected superseded corpus versions"),
+            Ok(Err(err)) => tracing::warn!(error = %err, "corpus garbage collection failed"),
+            Err(err) => tracing::warn!(error = %err, "corpus garbage collection task failed"),
+        }
+    }
+}
+
+/// Brings the search indexes up to the corpus at start and every [`SYNC_EVERY`], so an
+/// import is searchable within seconds; publishes each pass's sequence.
+async fn sync_search(app: Arc<App>) {
+    loop {
+        let (search, corpus) = (Arc::clone(&app.search), Arc::clone(&app.corpus));
+        match tokio::task::spawn_blocking(move || search.sync(corpus.as_ref())).await {
+            Ok(Ok(report)) => {
+                if report.posts_indexed > 0 {
+                    tracing::info!(
+                        posts = report.posts_indexed,
+                        synced_seq = report.synced_seq,
+                        "search indexes synced"
+                    );
+                }
+                app.search_sync.publish(report.synced_seq);
+            }
+            Ok(Err(err)) => tracing::warn!(error = %err, "search index sync failed"),
+            Err(err) => tracing::warn!(error = %err, "search index sync task failed"),
+        }
+        tokio::time::sleep(SYNC_EVERY).await;
+    }
+}

@@ -1,0 +1,257 @@
+//! The rules of corpus-format.md "How API fields derive", in one place for every backend.
+//!
+//! A backend reads facts (a record's fields, counts and sums over canonical posts at a
+//! snapshot) and hands them to these functions; it never re-implements a rule. Facts that
+//! cost a query and are needed only in some cases are passed as closures, so a backend asks
+//! for them only when the rule needs them.
+
+use crate::model::*;
+use crate::record::{MeritCounts, MeritSender};
+use crate::time::Millis;
+
+/// Posts per forum page: a topic without a recorded page count has
+/// `ceil(post_count / POSTS_PER_PAGE)` pages.
+pub const POSTS_PER_PAGE: i64 = 20;
+
+/// A post's merit counts from its `senders` list: the sum of the amounts, the number of
+/// distinct sending profiles, and the number of transactions.
+pub fn merit_from_senders(senders: &[MeritSender]) -> MeritCounts {
+    let mut distinct: Vec<i64> = senders.iter().map(|s| s.profile_id.get()).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    MeritCounts {
+        total: senders.iter().map(|s| s.amount).sum(),
+        distinct_senders: distinct.len() as i64,
+        transactions: senders.len() as i64,
+    }
+}
+
+/// A topic's page count: the record's, else `ceil(post_count / 20)`.
+pub fn page_count(recorded: Option<i64>, post_count: i64) -> i64 {
+    recorded.unwrap_or((post_count + POSTS_PER_PAGE - 1) / POSTS_PER_PAGE)
+}
+
+/// A topic's board: the record's, else its opening post's effective board, else the board of
+/// any of its posts (asked of `any_post_board` only when the first two have none).
+pub fn topic_board_id<E>(
+    recorded: Option<i64>,
+    opening_post: Option<&PostDoc>,
+    any_post_board: impl FnOnce() -> Result<Option<i64>, E>,
+) -> Result<Option<i64>, E> {
+    match recorded.or_else(|| opening_post.and_then(|op| op.board.board_id)) {
+        Some(id) => Ok(Some(id)),
+        None => any_post_board(),
+    }
+}
+
+/// A topic's distinct merit senders: distinct sending profiles across the topic when every
+/// merited post lists its senders (`unlisted_merited_posts == 0`), otherwise the sum of the
+/// posts' own distinct-sender counts (an upper bound). Only the count the rule picks is
+/// asked for.
+pub fn topic_distinct_senders<E>(
+    unlisted_merited_posts: i64,
+    distinct_listed_senders: impl FnOnce() -> Result<i64, E>,
+    summed_distinct_senders: impl FnOnce() -> Result<i64, E>,
+) -> Result<i64, E> {
+    if unlisted_merited_posts == 0 {
+        distinct_listed_senders()
+    } else {
+        summed_distinct_senders()
+    }
+}
+
+/// A topic's opening post: the post flagged `is_op` with the smallest ID, else the post with
+/// the smallest ID unless its record says it is not the opening post (`is_op: false`).
+/// `smallest` is asked for only when no post is flagged.
+pub fn opening_post<E>(
+    flagged: Option<PostDoc>,
+    smallest: impl FnOnce() -> Result<Option<PostDoc>, E>,
+) -> Result<Option<PostDoc>, E> {
+    match flagged {
+        Some(op) => Ok(Some(op)),
+        None => Ok(smallest()?.filter(|post| post.is_op)),
+    }
+}
+
+/// The fields of a topic's canonical record at a snapshot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopicRecordFacts {
+    /// Its title.
+    pub title: String,
+    /// Its board.
+    pub board_id: Option<i64>,
+    /// Its view counter, when observed.
+    pub views: Option<i64>,
+    /// Its page count, when observed.
+    pub page_count: Option<i64>,
+    /// When it was observed.
+    pub observed_at: Millis,
+}
+
+/// Aggregates over a topic's canonical posts at a snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TopicPostFacts {
+    /// How many.
+    pub post_count: i64,
+    /// Greatest posting time.
+    pub last_post_at: Option<Millis>,
+    /// Sum of their merit totals.
+    pub merit_total: i64,
+    /// Sum of their merit transactions.
+    pub merit_transactions: i64,
+    /// Their distinct merit senders (see [`topic_distinct_senders`]).
+    pub merit_distinct_senders: i64,
+    /// Latest observation time among them.
+    pub merit_observed_at: Option<Millis>,
+}
+
+/// Everything a topic document is derived from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopicFacts {
+    /// Topic ID.
+    pub topic_id: i64,
+    /// Its record, when it has one.
+    pub record: Option<TopicRecordFacts>,
+    /// Aggregates over its posts.
+    pub posts: TopicPostFacts,
+    /// Its board (see [`topic_board_id`]) with the board record's name.
+    pub board: BoardRef,
+    /// Its opening post (see [`opening_post`]).
+    pub first_post: Option<PostDoc>,
+    /// Its post with the greatest (posted_at, post_id).
+    pub latest_post: Option<PostDoc>,
+}
+
+/// Whether a topic exists: it has a record or a post names it.
+pub fn topic_exists(record: Option<&TopicRecordFacts>, post_count: i64) -> bool {
+    record.is_some() || post_count > 0
+}
+
+/// The topic document: title from the record else the opening post, views from the record,
+/// page count by [`page_count`], language and creation time from the opening post, merit
+/// summed over the posts.
+pub fn topic_doc(facts: TopicFacts) -> TopicDoc {
+    let TopicFacts {
+        topic_id,
+        record,
+        posts,
+        board,
+        first_post,
+        latest_post,
+    } = facts;
+    let title = match (&record, &first_post) {
+        (Some(record), _) => record.title.clone(),
+        (None, Some(op)) => op.title.clone(),
+        (None, None) => String::new(),
+    };
+    let views = match record.as_ref().and_then(|r| r.views.map(|v| (v, r.observed_at))) {
+        Some((observed, at)) => Views {
+            observed,
+            observed_at: Some(at),
+        },
+        None => Views {
+            observed: 0,
+            observed_at: None,
+        },
+    };
+    TopicDoc {
+        topic_id,
+        title,
+        board,
+        language: first_post.as_ref().and_then(|p| p.language.clone()),
+        created_at: first_post.as_ref().and_then(|p| p.posted_at),
+        last_post_at: posts.last_post_at,
+        post_count: posts.post_count,
+        page_count: page_count(record.as_ref().and_then(|r| r.page_count), posts.post_count),
+        views,
+        merit: Merit {
+            counts: MeritCounts {
+                total: posts.merit_total,
+                distinct_senders: posts.merit_distinct_senders,
+                transactions: posts.merit_transactions,
+            },
+            observed_at: posts.merit_observed_at,
+        },
+        first_post,
+        latest_post,
+    }
+}
+
+/// Everything a profile document is derived from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileFacts {
+    /// Forum user ID.
+    pub profile_id: i64,
+    /// Its record, when it has one: the recorded username (which may be absent).
+    pub record: Option<Option<String>>,
+    /// Activity over its canonical posts.
+    pub activity: ProfileActivity,
+    /// Its [`RECENT_POSTS`] latest posts by (posted_at, post_id), newest first.
+    pub recent_posts: Vec<PostDoc>,
+}
+
+/// Whether a profile exists: it has a record or it wrote a post.
+pub fn profile_exists(record: Option<&Option<String>>, post_count: i64) -> bool {
+    record.is_some() || post_count > 0
+}
+
+/// The profile document: the recorded username, else the author name on its latest post.
+pub fn profile_doc(facts: ProfileFacts) -> ProfileDoc {
+    let ProfileFacts {
+        profile_id,
+        record,
+        activity,
+        recent_posts,
+    } = facts;
+    let username = match record.flatten() {
+        Some(name) => Some(name),
+        None => recent_posts.first().map(|p| p.author_name.clone()),
+    };
+    ProfileDoc {
+        profile_id,
+        username,
+        activity,
+        recent_posts,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::id::ForumId;
+
+    #[test]
+    fn page_count_rounds_up_unless_recorded() {
+        assert_eq!(page_count(None, 0), 0);
+        assert_eq!(page_count(None, 1), 1);
+        assert_eq!(page_count(None, 20), 1);
+        assert_eq!(page_count(None, 21), 2);
+        assert_eq!(page_count(Some(7), 21), 7);
+    }
+
+    #[test]
+    fn merit_counts_from_senders() {
+        let sender = |id, amount| MeritSender {
+            profile_id: ForumId::new(id).expect("valid id"),
+            amount,
+        };
+        let counts = merit_from_senders(&[sender(7, 2), sender(7, 1), sender(8, 5)]);
+        assert_eq!(
+            counts,
+            MeritCounts {
+                total: 8,
+                distinct_senders: 2,
+                transactions: 3
+            }
+        );
+        assert_eq!(merit_from_senders(&[]), MeritCounts::default());
+    }
+
+    #[test]
+    fn distinct_senders_ask_only_for_the_count_the_rule_picks() {
+        let listed = topic_distinct_senders(0, || Ok::<_, ()>(3), || panic!("not asked"));
+        assert_eq!(listed, Ok(3));
+        let summed = topic_distinct_senders(2, || panic!("not asked"), || Ok::<_, ()>(9));
+        assert_eq!(summed, Ok(9));
+    }
+}

@@ -1,0 +1,201 @@
+//! The storage factory: the one place that builds forumdex's backends from settings.
+//!
+//! The server and every CLI command ask [`Storage`] for the parts they need: the corpus
+//! (split into its read, write and maintenance sides), the account store, the image
+//! objects, the rate limiter and the cursor secret. Which implementation each part gets is
+//! decided here from [`StorageSettings`]; callers only ever see the traits. The only kind
+//! today is [`StorageKind::Embedded`] (everything in the data folder); a new backend is a
+//! new kind, built here (ARCHITECTURE.md "Adding a backend").
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context;
+use forumdex_accounts::{AccountStore, InMemoryRateLimiter, RateLimiter, SqliteAccountStore};
+use forumdex_corpus::{CorpusMaintenance, CorpusRead, CorpusWrite, SqliteCorpusStore};
+use forumdex_images::{ImageObjects, LocalImageObjects};
+use serde::Deserialize;
+
+mod secret;
+
+/// The file holding the cursor signing secret inside the data folder, by default.
+pub const CURSOR_SECRET_FILE: &str = "cursor-secret";
+
+/// Where a deployment keeps its corpus, accounts and image objects (setting `storage`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StorageKind {
+    /// Everything in the data folder: SQLite databases and an image folder.
+    #[default]
+    Embedded,
+}
+
+/// The storage settings of a deployment, resolved against its data folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StorageSettings {
+    /// Which backends.
+    pub kind: StorageKind,
+    /// The data folder: the embedded backends' home, and every node's own files (search
+    /// indexes).
+    pub data_dir: PathBuf,
+    /// The cursor HMAC key file (setting `cursor_secret_file`; default
+    /// `{data_dir}/cursor-secret`). Every node of one deployment uses the same.
+    pub cursor_secret_file: PathBuf,
+}
+
+impl StorageSettings {
+    /// The embedded defaults for `data_dir`.
+    pub fn embedded(data_dir: impl Into<PathBuf>) -> Self {
+        let data_dir = data_dir.into();
+        Self {
+            kind: StorageKind::Embedded,
+            cursor_secret_file: data_dir.join(CURSOR_SECRET_FILE),
+            data_dir,
+        }
+    }
+}
+
+/// The corpus, as the three sides of one store. Hand each caller only the side it may use.
+#[derive(Clone)]
+pub struct Corpus {
+    /// What the API and the search sync read.
+    pub read: Arc<dyn CorpusRead>,
+    /// What imports write.
+    pub write: Arc<dyn CorpusWrite>,
+    /// Garbage collection.
+    pub maintenance: Arc<dyn CorpusMaintenance>,
+}
+
+/// The factory. Opening a part creates what it needs (a missing data folder, an empty
+/// database) and fails with a message naming what could not be opened; parts are opened
+/// only when asked for, so a command touches only the files it uses.
+#[derive(Debug, Clone)]
+pub struct Storage {
+    settings: StorageSettings,
+}
+
+impl Storage {
+    /// A factory for `settings`.
+    pub fn new(settings: StorageSettings) -> Self {
+        Self { settings }
+    }
+
+    /// The settings it builds from.
+    pub fn settings(&self) -> &StorageSettings {
+        &self.settings
+    }
+
+    /// The data folder (node-local files such as the search indexes live there whatever the
+    /// storage kind).
+    pub fn data_dir(&self) -> &Path {
+        &self.settings.data_dir
+    }
+
+    /// Opens (creating and migrating when needed) the corpus.
+    pub fn corpus(&self) -> anyhow::Result<Corpus> {
+        match self.settings.kind {
+            StorageKind::Embedded => {
+                let store = Arc::new(
+                    SqliteCorpusStore::open(self.data_dir())
+                        .with_context(|| format!("opening the corpus in {}", self.where_()))?,
+                );
+                Ok(Corpus {
+                    read: store.clone(),
+                    write: store.clone(),
+                    maintenance: store,
+                })
+            }
+        }
+    }
+
+    /// Opens (creating when needed) the accounts, keys and ledger.
+    pub fn accounts(&self) -> anyhow::Result<Arc<dyn AccountStore>> {
+        match self.settings.kind {
+            StorageKind::Embedded => {
+                let store = SqliteAccountStore::open_in(self.data_dir()).with_context(|| {
+                    format!("cannot open the accounts database in {}", self.where_())
+                })?;
+                Ok(Arc::new(store))
+            }
+        }
+    }
+
+    /// Opens (creating when needed) the store of AVIF image objects.
+    pub fn image_objects(&self) -> anyhow::Result<Arc<dyn ImageObjects>> {
+        match self.settings.kind {
+            StorageKind::Embedded => {
+                let objects = LocalImageObjects::open_in(self.data_dir()).with_context(|| {
+                    format!("opening the image objects in {}", self.where_())
+                })?;
+                Ok(Arc::new(objects))
+            }
+        }
+    }
+
+    /// The per-key rate limiter.
+    pub fn rate_limiter(&self) -> Arc<dyn RateLimiter> {
+        match self.settings.kind {
+            StorageKind::Embedded => Arc::new(InMemoryRateLimiter::new()),
+        }
+    }
+
+    /// The 32-byte cursor secret from `cursor_secret_file`, created there (hex, owner-only)
+    /// when the file does not exist yet, so cursors survive restarts.
+    pub fn cursor_secret(&self) -> anyhow::Result<[u8; 32]> {
+        secret::load_or_create(&self.settings.cursor_secret_file)
+    }
+
+    fn where_(&self) -> String {
+        self.settings.data_dir.display().to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_open_only_their_own_files() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let storage = Storage::new(StorageSettings::embedded(dir.path().join("data")));
+        storage.accounts().expect("accounts");
+        let names = || -> Vec<String> {
+            let mut names: Vec<String> = std::fs::read_dir(dir.path().join("data"))
+                .expect("data folder")
+                .map(|entry| entry.expect("entry").file_name().to_string_lossy().into())
+                .collect();
+            names.sort();
+            names
+        };
+        assert_eq!(names(), ["accounts.sqlite"]);
+        let corpus = storage.corpus().expect("corpus");
+        assert_eq!(
+            corpus
+                .read
+                .snapshot(forumdex_corpus::Millis(0))
+                .expect("snapshot")
+                .seq,
+            0
+        );
+        assert!(names().contains(&"corpus.sqlite".to_owned()));
+    }
+
+    #[test]
+    fn the_cursor_secret_is_created_once_where_the_setting_says() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let shared = dir.path().join("shared-secret");
+        let settings = StorageSettings {
+            cursor_secret_file: shared.clone(),
+            ..StorageSettings::embedded(dir.path().join("node-a"))
+        };
+        let first = Storage::new(settings.clone()).cursor_secret().expect("created");
+        let other_node = StorageSettings {
+            data_dir: dir.path().join("node-b"),
+            ..settings
+        };
+        let second = Storage::new(other_node).cursor_secret().expect("read");
+        assert_eq!(first, second);
+        assert!(shared.is_file());
+        assert!(!dir.path().join("node-a").join(CURSOR_SECRET_FILE).exists());
+    }
+}
