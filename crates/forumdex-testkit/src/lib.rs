@@ -15,10 +15,13 @@
 //! ```
 //!
 //! - [`accounts`]: `AccountStore` ([`account_store_conformance!`]).
+//! - [`corpus`]: `CorpusRead` + `CorpusWrite` + `CorpusMaintenance`
+//!   ([`corpus_store_conformance!`]).
 //! - [`rate`]: `RateLimiter` ([`rate_limiter_conformance!`]).
 //! - [`images`]: `ImageObjects` ([`image_objects_conformance!`]).
 
 pub mod accounts;
+pub mod corpus;
 pub mod images;
 pub mod rate;
 
