@@ -15,7 +15,7 @@ use forumdex_images::ObjectError;
 use forumdex_search::SearchError;
 
 use crate::cursor::ResumeError;
-use serde::Serialize;
+use forumdex_types::ErrorBody;
 
 /// Everything that can go wrong in a request, mapped onto the contract's statuses.
 #[derive(Debug, thiserror::Error)]
@@ -125,35 +125,14 @@ impl ApiError {
     }
 }
 
-/// The contract's error body.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct ErrorBody {
-    /// What went wrong, for people.
-    pub error: String,
-    /// The request id (also in `X-Request-Id`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub request_id: Option<String>,
-    /// Always 0: no error is charged.
-    pub credits_charged: u8,
-    /// With 403: the client address the service detected.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_ip: Option<String>,
-    /// With 402: where to top up.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub topup_url: Option<String>,
-}
-
-impl ErrorBody {
-    /// The body as a response with `status`; the request id is filled in.
-    pub fn into_response_with(mut self, status: StatusCode, request_id: &str) -> Response {
-        self.request_id = Some(request_id.to_owned());
-        let mut response = (status, axum::Json(self)).into_response();
-        response
-            .headers_mut()
-            .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-        response
-    }
+/// `body` as a response with `status`; the request id is filled in.
+pub fn error_response(mut body: ErrorBody, status: StatusCode, request_id: &str) -> Response {
+    body.request_id = Some(request_id.to_owned());
+    let mut response = (status, axum::Json(body)).into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
 }
 
 impl IntoResponse for ApiError {

@@ -8,7 +8,8 @@
 //!   middleware in its order.
 //! - [`error`]: the error type, every conversion into it and the contract's error body;
 //!   [`query`]: strict query strings; [`client_ip`]: trusted-proxy aware client addresses.
-//! - [`routes`]: the handlers; [`wire`]: the contract's JSON shapes; [`cdn`]: the image
+//! - [`routes`]: the handlers; [`wire`]: the contract's JSON shapes (`forumdex-types`)
+//!   built from the store's documents; [`cdn`]: the image
 //!   CDN origin and CDN URLs in served content; [`image_search`]: image search's domain work.
 
 pub mod app;

@@ -20,10 +20,11 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header}
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use forumdex_accounts::{AccountId, KeyId, RateDecision};
+use forumdex_types::ErrorBody;
 
 use crate::app::App;
 use crate::client_ip::client_ip;
-use crate::error::{ApiError, ErrorBody, blocking};
+use crate::error::{ApiError, blocking, error_response};
 
 /// The server-generated id of the request being served.
 #[derive(Debug, Clone)]
@@ -65,7 +66,7 @@ pub async fn finalize(State(app): State<Arc<App>>, mut request: Request, next: N
                 .remove::<ErrorBody>()
                 .expect("every ApiError response carries its body"),
         };
-        let mut rendered = body.into_response_with(status, &request_id);
+        let mut rendered = error_response(body, status, &request_id);
         for name in [
             header::RETRY_AFTER,
             header::ALLOW,

@@ -157,8 +157,8 @@ pub struct Hit {
     pub ai_score: f64,
     /// Usefulness.
     pub health_score: f64,
-    /// What ranked it (`bm25+quality`, `+freshness`, `+answer`).
-    pub rank_source: String,
+    /// What ranked it: BM25 and quality always, plus the factors here.
+    pub rank_factors: RankFactors,
     /// The index it came from.
     pub search_index: String,
 }
@@ -222,7 +222,7 @@ pub fn search(
             did_you_mean = Some(better);
         }
     }
-    let (mut best, rank_source) = rerank(outcome.hits, freshness, answer_seeking);
+    let (mut best, rank_factors) = rerank(outcome.hits, freshness, answer_seeking);
     best.truncate(request.limit);
     let mut hits = Vec::with_capacity(best.len());
     for candidate in best {
@@ -230,7 +230,7 @@ pub fn search(
         let doc: TantivyDocument = target.searcher.doc(candidate.address)?;
         let mut hit = hit_of(&doc, &fields, candidate.bm25, &target.index.key);
         hit.score = candidate.score;
-        hit.rank_source = rank_source.clone();
+        hit.rank_factors = rank_factors;
         hits.push((candidate.at, hit));
     }
     if !request.images_only {
@@ -408,7 +408,7 @@ fn hit_of(doc: &TantivyDocument, f: &Fields, bm25: f64, index: &str) -> Hit {
         spam_score: real(f.spam_score),
         ai_score: real(f.ai_score),
         health_score: real(f.health_score),
-        rank_source: String::new(),
+        rank_factors: RankFactors::default(),
         search_index: index.to_owned(),
     }
 }
@@ -421,21 +421,27 @@ struct Columns {
     health_score: Column<f64>,
 }
 
+/// The factors besides BM25 and quality that ranked a hit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RankFactors {
+    /// The freshness preference (recency decay).
+    pub freshness: bool,
+    /// The answer boost of a question-shaped query.
+    pub answer: bool,
+}
+
 /// Multiplies BM25 by the quality, freshness and answer factors and sorts (score desc, post
-/// ID asc); returns the candidates and the `rank_source` that applied.
+/// ID asc); returns the candidates and the factors that applied.
 fn rerank(
     mut hits: Vec<Candidate>,
     freshness: bool,
     answer_seeking: bool,
-) -> (Vec<Candidate>, String) {
+) -> (Vec<Candidate>, RankFactors) {
     let newest = hits.iter().map(|h| h.date).max().unwrap_or(0);
-    let mut source = "bm25+quality".to_owned();
-    if freshness {
-        source.push_str("+freshness");
-    }
-    if answer_seeking {
-        source.push_str("+answer");
-    }
+    let source = RankFactors {
+        freshness,
+        answer: answer_seeking,
+    };
     for hit in &mut hits {
         let mut score = hit.bm25 * (0.75 + 0.5 * hit.health_score);
         if freshness {

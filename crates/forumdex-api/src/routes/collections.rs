@@ -11,6 +11,7 @@ use chrono::{DateTime, Datelike, NaiveDate};
 use forumdex_corpus::{
     ForumId, ListFilters, ListRequest, MAX_ID, Millis, Order, Position, Scope, Snapshot, StoreError,
 };
+use forumdex_types::{PostList, PostListFilters, PostListObject, PostListScope, ScopeKind};
 
 use crate::app::App;
 use crate::cdn;
@@ -19,7 +20,7 @@ use crate::error::{ApiError, blocking};
 use crate::pipeline::Caller;
 use crate::query::{QueryParams, truncate};
 use crate::routes::path_id;
-use crate::wire::{Links, Post, PostList, PostListFilters, PostListScope};
+use crate::wire::{self, Links};
 
 /// Default page size.
 pub const DEFAULT_LIMIT: u8 = 50;
@@ -316,16 +317,16 @@ fn post_list(
     links: &Links,
 ) -> PostList {
     let (kind, id) = match options.scope {
-        Scope::Topic(id) => ("topic", id),
-        Scope::Profile(id) => ("profile", id),
+        Scope::Topic(id) => (ScopeKind::Topic, id),
+        Scope::Profile(id) => (ScopeKind::Profile, id),
     };
     let f = &options.filters;
     PostList {
-        object: "post_list",
+        object: PostListObject::PostList,
         scope: PostListScope { kind, id },
         order: match options.order {
-            Order::Asc => "asc",
-            Order::Desc => "desc",
+            Order::Asc => forumdex_types::Order::Asc,
+            Order::Desc => forumdex_types::Order::Desc,
         },
         limit: options.limit,
         filters: PostListFilters {
@@ -339,7 +340,7 @@ fn post_list(
         cursor_expires_at: expires_at.to_rfc3339(),
         has_more: next_cursor.is_some(),
         next_cursor,
-        data: posts.iter().map(|post| Post::new(post, links)).collect(),
+        data: posts.iter().map(|post| wire::post(post, links)).collect(),
     }
 }
 

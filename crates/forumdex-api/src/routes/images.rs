@@ -5,25 +5,25 @@
 //! `include_low_quality` handling) over posts that contain an `<img>`; since a post's
 //! searchable text includes its images' `alt` text, descriptions and the text around an image
 //! both rank it. The best [`MATCH_WINDOW`] matching posts are walked in rank order and their
-//! cached images collected ([`crate::image_search`]), each object once (the first, best-ranked post it appears in is
-//! the one reported). Images whose corpus NSFW score is at least
-//! [`crate::image_search::NSFW_THRESHOLD`] are left
-//! out unless `hide_nsfw=0`; an image without a score is never hidden. `total` counts the
+//! cached images collected ([`crate::image_search`]), each object once (the first,
+//! best-ranked post it appears in is the one reported). Images whose corpus NSFW score is at
+//! least [`crate::image_search::NSFW_THRESHOLD`] are left out unless `hide_nsfw=0`; an image without a score is never hidden. `total` counts the
 //! distinct images found in the walked posts, `images` holds the first `size` of them.
 
 use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{RawQuery, State};
-use serde::Serialize;
+use forumdex_types::{
+    BoardScope, Image, ImageObject, ImageSearchObject, ImageSearchResponse, MimeType,
+};
 
 use crate::app::App;
-use crate::cdn::MIME_TYPE;
 use crate::image_search::{ImageQuery, find_images};
 use crate::error::{ApiError, blocking};
 use crate::query::{QueryParams, truncate};
-use crate::routes::search::{ALL_BOARDS, parse_request};
-use crate::wire::PostSummary;
+use crate::routes::search::parse_request;
+use crate::wire;
 
 /// The parameters of the endpoint.
 pub const PARAMETERS: &[&str] = &[
@@ -73,11 +73,11 @@ pub async fn search_images(
     .await?;
     let links = &app.links;
     Ok(Json(ImageSearchResponse {
-        object: "image_search",
+        object: ImageSearchObject::ImageSearch,
         query: results.query,
         corrected_query: results.corrected_query,
         lang: results.lang,
-        board_scope: ALL_BOARDS,
+        board_scope: BoardScope::All,
         hide_nsfw,
         post_matches_considered: results.hits.len() as u64,
         total: found.total as u64,
@@ -85,13 +85,13 @@ pub async fn search_images(
             .images
             .iter()
             .map(|found| Image {
-                object: "image",
+                object: ImageObject::Image,
                 url: links.image(&found.image.object.sha256),
                 sha256: found.image.object.sha256.clone(),
-                mime_type: MIME_TYPE,
+                mime_type: MimeType::Avif,
                 bytes: found.image.object.bytes,
                 nsfw_score: found.image.nsfw_score,
-                post: PostSummary::new(&found.post, links),
+                post: wire::post_summary(&found.post, links),
             })
             .collect(),
     }))
@@ -111,48 +111,6 @@ fn parse_size(raw: Option<&str>) -> Result<usize, ApiError> {
                 truncate(raw)
             ))
         })
-}
-
-/// ImageSearchResponse of the contract.
-#[derive(Debug, Clone, Serialize)]
-pub struct ImageSearchResponse {
-    /// Always "image_search".
-    pub object: &'static str,
-    /// The query as sent.
-    pub query: String,
-    /// The query whose matches were used, when a spelling correction was applied.
-    pub corrected_query: Option<String>,
-    /// The requested language, or `all`.
-    pub lang: String,
-    /// The boards searched: always [`ALL_BOARDS`].
-    pub board_scope: &'static str,
-    /// Whether high-confidence NSFW images were hidden.
-    pub hide_nsfw: bool,
-    /// Matching posts walked for images.
-    pub post_matches_considered: u64,
-    /// Distinct (visible) images found in those posts.
-    pub total: u64,
-    /// The first `size` of them, in the rank order of their posts.
-    pub images: Vec<Image>,
-}
-
-/// Image of the contract.
-#[derive(Debug, Clone, Serialize)]
-pub struct Image {
-    /// Always "image".
-    pub object: &'static str,
-    /// SHA-256 of the AVIF bytes.
-    pub sha256: String,
-    /// `{cdn_url}/{sha256}.avif`.
-    pub url: String,
-    /// Always "image/avif".
-    pub mime_type: &'static str,
-    /// Size of the AVIF object.
-    pub bytes: u64,
-    /// Upstream NSFW score, or null.
-    pub nsfw_score: Option<f64>,
-    /// The post the image was found in.
-    pub post: PostSummary,
 }
 
 #[cfg(test)]

@@ -7,13 +7,14 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
 use forumdex_corpus::{CorpusRead, StoreError};
+use forumdex_types::{Post, Profile, Topic};
 
 use crate::app::App;
 use crate::cdn::{self, WithContent};
 use crate::error::{ApiError, blocking};
 use crate::query::{QueryParams, truncate};
 use crate::routes::lookup_id;
-use crate::wire::{Links, Post, Profile, Topic};
+use crate::wire::{self, Links};
 
 /// getForumPost.
 pub async fn post(
@@ -27,7 +28,7 @@ pub async fn post(
         query,
         "post",
         |c, id, seq| c.post(id, seq),
-        Post::new,
+        wire::post,
     )
     .await
 }
@@ -44,7 +45,7 @@ pub async fn topic(
         query,
         "topic",
         |c, id, seq| c.topic(id, seq),
-        Topic::new,
+        wire::topic,
     )
     .await
 }
@@ -61,7 +62,7 @@ pub async fn profile(
         query,
         "profile",
         |c, id, seq| c.profile(id, seq),
-        Profile::new,
+        wire::profile,
     )
     .await
 }

@@ -5,15 +5,15 @@
 //! else is a 400. The search runs off the async threads; an index failure is a 503. Ranking,
 //! languages and the quality filter are described in `forumdex_search::search`.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{RawQuery, State};
 use forumdex_corpus::text::replace_image_markers;
 use forumdex_search::search::{DEFAULT_LIMIT, RANKING_MODEL_VERSION};
+use forumdex_search::search::RankFactors;
 use forumdex_search::{Hit, LangCode, SearchRequest, SearchResults};
-use serde::Serialize;
+use forumdex_types::{BoardScope, DateSource, RankSource, SearchHit, SearchResponse};
 
 use crate::app::App;
 use crate::cdn::{self, CachedImages};
@@ -42,7 +42,7 @@ pub async fn search(
         Ok((results, cached))
     })
     .await?;
-    Ok(Json(SearchResponse::new(results, &cached, &app.links)))
+    Ok(Json(search_response(results, &cached, &app.links)))
 }
 
 /// Validates the parameters into a [`SearchRequest`].
@@ -86,163 +86,88 @@ fn flag(params: &QueryParams, name: &str) -> Result<bool, ApiError> {
     }
 }
 
-/// `board_scope` of post and image search responses: neither takes a board filter, so
-/// every board is searched.
-pub const ALL_BOARDS: &str = "all";
-
-/// SearchResponse of the contract.
-#[derive(Debug, Clone, Serialize)]
-pub struct SearchResponse {
-    /// The query as sent.
-    pub query: String,
-    /// The query whose hits are returned, when a spelling correction was applied.
-    pub corrected_query: Option<String>,
-    /// The requested language, or `all` when none was given.
-    pub lang: String,
-    /// The boards searched: always [`ALL_BOARDS`] (search has no board filter).
-    pub board_scope: &'static str,
-    /// The index searched (`en`, `pt`, ... or `all`).
-    pub index: String,
-    /// A better query, when the original was kept.
-    pub did_you_mean: Option<String>,
-    /// Always false: lexical search only.
-    pub hybrid: bool,
-    /// Whether the freshness preference was applied.
-    pub freshness: bool,
-    /// Whether the query was read as a question.
-    pub answer_seeking: bool,
-    /// Matching posts, after the quality filter.
-    pub total: u64,
-    /// The best hits.
-    pub hits: Vec<SearchHit>,
-}
-
-/// SearchHit of the contract (plus `is_op`, `url` and `date_source`).
-#[derive(Debug, Clone, Serialize)]
-pub struct SearchHit {
-    /// Post ID.
-    pub post_id: i64,
-    /// Topic ID.
-    pub topic_id: i64,
-    /// The post's subject.
-    pub title: String,
-    /// The subject without `Re: `.
-    pub topic_title: String,
-    /// The post's own subject.
-    pub post_title: Option<String>,
-    /// Plain text of the post; images appear as their `alt` text and URL (the CDN URL when
-    /// cached).
-    pub content: String,
-    /// Author username.
-    pub author: String,
-    /// Author profile ID.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub author_uid: Option<i64>,
-    /// `posted_at`; for an undated post, when it was indexed (see `date_source`).
-    pub date: String,
-    /// `posted_at` or `indexed_at`.
-    pub date_source: &'static str,
-    /// Board ID.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub board_id: Option<i64>,
-    /// Board name.
-    pub board_name: String,
-    /// The post's language, or `und`.
-    pub lang: String,
-    /// Whether it opens its topic.
-    pub is_op: bool,
-    /// Link to the post on the forum.
-    pub url: String,
-    /// `<mark>`ed fragments by field; null when nothing could be highlighted.
-    pub highlight: Option<BTreeMap<String, Vec<String>>>,
-    /// Final score.
-    pub score: f64,
-    /// Spam likelihood, 0..1.
-    pub spam_score: f64,
-    /// Machine-written style likelihood, 0..1 (weak heuristic).
-    pub ai_score: f64,
-    /// Usefulness, 0..1.
-    pub health_score: f64,
-    /// What ranked the hit.
-    pub rank_source: String,
-    /// Version of the ranking formula.
-    pub ranking_model_version: &'static str,
-    /// The index the hit came from.
-    pub search_index: String,
-}
-
-impl SearchResponse {
-    /// The wire form of `results`, cached images pointing at the CDN.
-    pub fn new(results: SearchResults, cached: &CachedImages, links: &Links) -> Self {
-        Self {
-            query: results.query,
-            corrected_query: results.corrected_query,
-            lang: results.lang,
-            board_scope: ALL_BOARDS,
-            index: results.index,
-            did_you_mean: results.did_you_mean,
-            hybrid: false,
-            freshness: results.freshness,
-            answer_seeking: results.answer_seeking,
-            total: results.total,
-            hits: results
-                .hits
-                .into_iter()
-                .map(|hit| SearchHit::new(hit, cached, links))
-                .collect(),
-        }
+/// The wire form of `results`, cached images pointing at the CDN.
+pub fn search_response(
+    results: SearchResults,
+    cached: &CachedImages,
+    links: &Links,
+) -> SearchResponse {
+    SearchResponse {
+        query: results.query,
+        corrected_query: results.corrected_query,
+        lang: results.lang,
+        board_scope: BoardScope::All,
+        index: results.index,
+        did_you_mean: results.did_you_mean,
+        hybrid: false,
+        freshness: results.freshness,
+        answer_seeking: results.answer_seeking,
+        total: results.total,
+        hits: results
+            .hits
+            .into_iter()
+            .map(|hit| search_hit(hit, cached, links))
+            .collect(),
     }
 }
 
-impl SearchHit {
-    /// The wire form of one hit, cached images pointing at the CDN.
-    pub fn new(mut hit: Hit, cached: &CachedImages, links: &Links) -> Self {
-        // Markers stand for the post's images: the CDN URL when cached, else the original.
-        let urls: Vec<String> = hit
-            .images
-            .iter()
-            .map(|source| match cached.get(source) {
-                Some(image) => links.image(&image.object.sha256),
-                None => html_escape::decode_html_entities(source).into_owned(),
-            })
-            .collect();
-        hit.content = replace_image_markers(&hit.content, |k| urls.get(k).cloned());
-        for fragments in hit.highlight.values_mut() {
-            for fragment in fragments {
-                *fragment = replace_image_markers(fragment, |k| {
-                    urls.get(k)
-                        .map(|u| html_escape::encode_text(u).into_owned())
-                });
-            }
+/// The wire form of one hit, cached images pointing at the CDN.
+pub fn search_hit(mut hit: Hit, cached: &CachedImages, links: &Links) -> SearchHit {
+    // Markers stand for the post's images: the CDN URL when cached, else the original.
+    let urls: Vec<String> = hit
+        .images
+        .iter()
+        .map(|source| match cached.get(source) {
+            Some(image) => links.image(&image.object.sha256),
+            None => html_escape::decode_html_entities(source).into_owned(),
+        })
+        .collect();
+    hit.content = replace_image_markers(&hit.content, |k| urls.get(k).cloned());
+    for fragments in hit.highlight.values_mut() {
+        for fragment in fragments {
+            *fragment = replace_image_markers(fragment, |k| {
+                urls.get(k)
+                    .map(|u| html_escape::encode_text(u).into_owned())
+            });
         }
-        Self {
-            post_id: hit.post_id,
-            topic_id: hit.topic_id,
-            url: links.post(hit.topic_id, hit.post_id),
-            post_title: Some(hit.title.clone()),
-            title: hit.title,
-            topic_title: hit.topic_title,
-            content: hit.content,
-            author: hit.author,
-            author_uid: hit.author_uid,
-            date: hit.date.to_rfc3339(),
-            date_source: if hit.undated {
-                "indexed_at"
-            } else {
-                "posted_at"
-            },
-            board_id: hit.board_id,
-            board_name: hit.board_name,
-            lang: hit.lang,
-            is_op: hit.is_op,
-            highlight: (!hit.highlight.is_empty()).then_some(hit.highlight),
-            score: hit.score,
-            spam_score: hit.spam_score,
-            ai_score: hit.ai_score,
-            health_score: hit.health_score,
-            rank_source: hit.rank_source,
-            ranking_model_version: RANKING_MODEL_VERSION,
-            search_index: hit.search_index,
-        }
+    }
+    SearchHit {
+        post_id: hit.post_id,
+        topic_id: hit.topic_id,
+        url: links.post(hit.topic_id, hit.post_id),
+        post_title: Some(hit.title.clone()),
+        title: hit.title,
+        topic_title: hit.topic_title,
+        content: hit.content,
+        author: hit.author,
+        author_uid: hit.author_uid,
+        date: hit.date.to_rfc3339(),
+        date_source: if hit.undated {
+            DateSource::IndexedAt
+        } else {
+            DateSource::PostedAt
+        },
+        board_id: hit.board_id,
+        board_name: hit.board_name,
+        lang: hit.lang,
+        is_op: hit.is_op,
+        highlight: (!hit.highlight.is_empty()).then_some(hit.highlight),
+        score: hit.score,
+        spam_score: hit.spam_score,
+        ai_score: hit.ai_score,
+        health_score: hit.health_score,
+        rank_source: rank_source(hit.rank_factors),
+        ranking_model_version: RANKING_MODEL_VERSION.to_owned(),
+        search_index: hit.search_index,
+    }
+}
+
+/// The wire value of the factors that ranked a hit.
+fn rank_source(factors: RankFactors) -> RankSource {
+    match (factors.freshness, factors.answer) {
+        (false, false) => RankSource::Bm25Quality,
+        (true, false) => RankSource::Bm25QualityFreshness,
+        (false, true) => RankSource::Bm25QualityAnswer,
+        (true, true) => RankSource::Bm25QualityFreshnessAnswer,
     }
 }

@@ -13,7 +13,7 @@ use crate::helpers::{
 };
 
 /// The committed document, as the server embeds it.
-const COMMITTED: &str = include_str!("../../openapi.json");
+const COMMITTED: &str = include_str!("../../../forumdex-types/openapi.json");
 
 /// The router's source: every `.route("...")` in it must be documented.
 const ROUTER_SOURCE: &str = include_str!("../../src/router.rs");

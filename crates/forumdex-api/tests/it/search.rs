@@ -182,6 +182,28 @@ async fn lang_without_an_index_and_region_suffixes_answer_200() {
     assert_eq!(body["freshness"], true);
 }
 
+#[tokio::test]
+async fn rank_source_names_the_factors_that_applied() {
+    let fixture = fixture().await;
+    for (query, rank_source) in [
+        ("?q=antminer", "bm25+quality"),
+        ("?q=antminer&freshness=1", "bm25+quality+freshness"),
+        ("?q=which%20antminer%20firmware", "bm25+quality+answer"),
+        (
+            "?q=which%20antminer%20firmware&freshness=1",
+            "bm25+quality+freshness+answer",
+        ),
+    ] {
+        let (status, body) = get(&fixture, query).await;
+        assert_eq!(status, StatusCode::OK, "{query}: {body}");
+        let hits = body["hits"].as_array().expect("hits");
+        assert!(!hits.is_empty(), "{query}: {body}");
+        for hit in hits {
+            assert_eq!(hit["rank_source"], rank_source, "{query}");
+        }
+    }
+}
+
 /// A post imported while the server runs becomes searchable through the server's background
 /// sync, without a restart (the promise is "within 10 s"; the loop only bounds the wait).
 #[tokio::test(flavor = "multi_thread")]

@@ -26,7 +26,7 @@ fn freshness_prefers_newer_posts_when_asked_or_detected() {
     let fresh = world.run(request);
     assert!(fresh.freshness);
     assert_eq!(fresh.hits[0].post_id, 3);
-    assert!(fresh.hits[0].rank_source.contains("freshness"));
+    assert!(fresh.hits[0].rank_factors.freshness);
     let detected = world.search("latest exchange listing announcement");
     assert!(detected.freshness);
     assert_eq!(detected.hits[0].post_id, 3);
@@ -122,7 +122,7 @@ fn questions_favour_replies_over_the_question() {
             .map(|h| (h.post_id, h.bm25, h.score))
             .collect::<Vec<_>>()
     );
-    assert!(question.hits[0].rank_source.ends_with("+answer"));
+    assert!(question.hits[0].rank_factors.answer);
 }
 
 #[test]
