@@ -15,9 +15,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use forumdex_corpus::html::{img_tags, rewrite_img_sources};
-use forumdex_corpus::{
-    CachedImage, CorpusRead, Millis, PostDoc, ProfileDoc, StoreError, TopicDoc,
-};
+use forumdex_corpus::{CachedImage, CorpusRead, Millis, PostDoc, ProfileDoc, StoreError, TopicDoc};
 use forumdex_images::is_object_name;
 use forumdex_search::Hit;
 

@@ -324,7 +324,15 @@ mod tests {
         };
         let scope = cursor.options.scope;
         let at = |now, account, scope, agrees| {
-            resume(&text, &secret, account, scope, Millis(now), lifetimes, |_| agrees)
+            resume(
+                &text,
+                &secret,
+                account,
+                scope,
+                Millis(now),
+                lifetimes,
+                |_| agrees,
+            )
         };
         assert_eq!(at(6_500, 5, scope, true), Ok(cursor));
         assert_eq!(
@@ -341,10 +349,7 @@ mod tests {
             at(15_001, 5, Scope::Topic(1), false),
             Err(ResumeError::SnapshotExpired)
         );
-        assert_eq!(
-            at(8_001, 5, Scope::Topic(1), false),
-            Err(ResumeError::Idle)
-        );
+        assert_eq!(at(8_001, 5, Scope::Topic(1), false), Err(ResumeError::Idle));
         assert_eq!(
             at(8_000, 5, Scope::Topic(1), false),
             Err(ResumeError::OtherCollection)

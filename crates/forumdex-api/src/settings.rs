@@ -356,7 +356,9 @@ mod tests {
                 "/etc/forumdex/cursor-secret".to_owned(),
             ),
         ];
-        let settings = Settings::load(None, env, &[]).unwrap().storage_settings(data);
+        let settings = Settings::load(None, env, &[])
+            .unwrap()
+            .storage_settings(data);
         assert_eq!(settings.kind, StorageKind::Embedded);
         assert_eq!(
             settings.cursor_secret_file,

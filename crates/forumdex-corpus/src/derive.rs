@@ -144,7 +144,10 @@ pub fn topic_doc(facts: TopicFacts) -> TopicDoc {
         (None, Some(op)) => op.title.clone(),
         (None, None) => String::new(),
     };
-    let views = match record.as_ref().and_then(|r| r.views.map(|v| (v, r.observed_at))) {
+    let views = match record
+        .as_ref()
+        .and_then(|r| r.views.map(|v| (v, r.observed_at)))
+    {
         Some((observed, at)) => Views {
             observed,
             observed_at: Some(at),

@@ -124,9 +124,8 @@ impl Storage {
     pub fn image_objects(&self) -> anyhow::Result<Arc<dyn ImageObjects>> {
         match self.settings.kind {
             StorageKind::Embedded => {
-                let objects = LocalImageObjects::open_in(self.data_dir()).with_context(|| {
-                    format!("opening the image objects in {}", self.where_())
-                })?;
+                let objects = LocalImageObjects::open_in(self.data_dir())
+                    .with_context(|| format!("opening the image objects in {}", self.where_()))?;
                 Ok(Arc::new(objects))
             }
         }
@@ -188,7 +187,9 @@ mod tests {
             cursor_secret_file: shared.clone(),
             ..StorageSettings::embedded(dir.path().join("node-a"))
         };
-        let first = Storage::new(settings.clone()).cursor_secret().expect("created");
+        let first = Storage::new(settings.clone())
+            .cursor_secret()
+            .expect("created");
         let other_node = StorageSettings {
             data_dir: dir.path().join("node-b"),
             ..settings

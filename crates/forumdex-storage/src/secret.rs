@@ -7,8 +7,9 @@ use anyhow::Context;
 /// The 32-byte secret in `path`, created (hex, mode 0600) when the file does not exist.
 pub fn load_or_create(path: &Path) -> anyhow::Result<[u8; 32]> {
     match std::fs::read_to_string(path) {
-        Ok(text) => parse(&text)
-            .with_context(|| format!("{} does not hold 64 hex digits", path.display())),
+        Ok(text) => {
+            parse(&text).with_context(|| format!("{} does not hold 64 hex digits", path.display()))
+        }
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
             let secret: [u8; 32] = rand::random();
             if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {

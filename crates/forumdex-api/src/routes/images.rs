@@ -19,8 +19,8 @@ use forumdex_types::{
 };
 
 use crate::app::App;
-use crate::image_search::{ImageQuery, find_images};
 use crate::error::{ApiError, blocking};
+use crate::image_search::{ImageQuery, find_images};
 use crate::query::{QueryParams, truncate};
 use crate::routes::search::parse_request;
 use crate::wire;

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::{RawQuery, State};
 use forumdex_corpus::text::replace_image_markers;
-use forumdex_search::search::{DEFAULT_LIMIT, RANKING_MODEL_VERSION};
 use forumdex_search::search::RankFactors;
+use forumdex_search::search::{DEFAULT_LIMIT, RANKING_MODEL_VERSION};
 use forumdex_search::{Hit, LangCode, SearchRequest, SearchResults};
 use forumdex_types::{BoardScope, DateSource, RankSource, SearchHit, SearchResponse};
 

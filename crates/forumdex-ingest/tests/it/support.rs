@@ -5,8 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use forumdex_corpus::{
-    BatchOutcome, ChangePosition, CorpusCounts, CorpusRead, CorpusWrite, ListPage, ListRequest, Millis,
-    Observation, PostDoc, ProfileDoc, Scope, Snapshot, SqliteCorpusStore, StoreError, TopicDoc,
+    BatchOutcome, ChangePosition, CorpusCounts, CorpusRead, CorpusWrite, ListPage, ListRequest,
+    Millis, Observation, PostDoc, ProfileDoc, Scope, Snapshot, SqliteCorpusStore, StoreError,
+    TopicDoc,
 };
 use forumdex_ingest::source::Source;
 use forumdex_ingest::{ImportOptions, ImportSummary, Rejection, import_files};
