@@ -5,6 +5,8 @@
 //!   server calls it through `spawn_blocking`.
 //! - [`ApiKey`] is a parsed secret (`fdx_live_` + 190 random bits + checksum); only its
 //!   SHA-256 ([`KeyHash`]) is ever stored.
+//! - [`rules`] holds what every backend applies alike (validation, new keys, renewals,
+//!   repeated charges, authentication's verdict), so a backend keeps only storage.
 //! - [`Allowlist`] holds a key's IP restrictions.
 //! - [`RateLimiter`] is the rate-limit seam; [`InMemoryRateLimiter`] is an exact sliding log.
 //! - [`wire`] holds the JSON shapes printed by the operator CLI (operator-interface.md).
@@ -13,6 +15,7 @@ pub mod allowlist;
 pub mod ids;
 pub mod key;
 pub mod rate;
+pub mod rules;
 pub mod sqlite;
 pub mod store;
 pub mod time;

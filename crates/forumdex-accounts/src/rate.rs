@@ -40,10 +40,15 @@ pub struct RateDecision {
 pub struct RateLimitError(#[source] pub Box<dyn std::error::Error + Send + Sync>);
 
 /// Decides whether a key may make one more request at `now`.
+///
+/// `check` is async so that a network-backed limiter (Redis) is awaited without holding a
+/// runtime thread; an implementation must not block inside it beyond a short critical
+/// section (the in-memory one takes a mutex for a few microseconds).
+#[async_trait::async_trait]
 pub trait RateLimiter: Send + Sync {
     /// Admits and records the request when fewer than `limit` requests of `key` were
     /// admitted in the 60 s before `now`; otherwise refuses it without recording it.
-    fn check(
+    async fn check(
         &self,
         key: &KeyId,
         limit: u32,
@@ -84,8 +89,9 @@ fn ceil_secs(millis: i64) -> i64 {
     millis.div_euclid(1000) + i64::from(millis.rem_euclid(1000) != 0)
 }
 
+#[async_trait::async_trait]
 impl RateLimiter for InMemoryRateLimiter {
-    fn check(
+    async fn check(
         &self,
         key: &KeyId,
         limit: u32,

@@ -28,12 +28,17 @@ use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, 
 
 use crate::allowlist::{AllowEntry, Allowlist};
 use crate::ids::{AccountId, KeyId};
-use crate::key::{ApiKey, KeyHash, KeyLifetime, KeyStatus};
+use crate::key::{ApiKey, KeyHash, KeyLifetime};
+use crate::rules::{
+    ACCOUNT_CREATE_OPERATION, CREDITS_ADD_OPERATION, authenticated, balance_too_large,
+    ensure_not_revoked, max_balance_before_adding, mint_key, renewal, repeated_charge,
+    validate_amount, validate_charge,
+};
 use crate::store::{
     Account, AccountError, AccountStore, AuthError, AuthenticatedKey, CreatedKey, Email, KeyInfo,
-    LedgerEntry, MAX_BALANCE, NewKey, validate_amount, validate_charge, validate_name,
+    LedgerEntry, NewKey,
 };
-use crate::time::{from_unix_millis, truncate_millis};
+use crate::time::from_unix_millis;
 
 /// How long a statement waits for another writer before failing with "busy".
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -319,9 +324,7 @@ fn load_key(conn: &Connection, key: &KeyId) -> Result<KeyInfo, AccountError> {
 /// Loads a key for a change that a revoked key may not undergo.
 fn load_unrevoked_key(conn: &Connection, key: &KeyId) -> Result<KeyInfo, AccountError> {
     let info = load_key(conn, key)?;
-    if info.revoked_at.is_some() {
-        return Err(AccountError::KeyRevoked(key.clone()));
-    }
+    ensure_not_revoked(&info)?;
     Ok(info)
 }
 
@@ -379,7 +382,7 @@ impl AccountStore for SqliteAccountStore {
                         account: id,
                         key: None,
                         request_id: None,
-                        operation: "account_create",
+                        operation: ACCOUNT_CREATE_OPERATION,
                         amount: credits,
                         balance_after: credits,
                         now,
@@ -429,8 +432,8 @@ impl AccountStore for SqliteAccountStore {
         now: DateTime<Utc>,
     ) -> Result<u64, AccountError> {
         validate_amount(amount, false)?;
+        let ceiling = to_i64(max_balance_before_adding(amount))?;
         let amount = to_i64(amount)?;
-        let ceiling = to_i64(MAX_BALANCE)? - amount;
         self.write(|tx| {
             let balance: Option<i64> = tx
                 .query_row(
@@ -443,9 +446,7 @@ impl AccountStore for SqliteAccountStore {
                 .map_err(AccountError::storage)?;
             let Some(balance) = balance else {
                 require_account(tx, id)?;
-                return Err(AccountError::InvalidAmount(format!(
-                    "the balance would exceed {MAX_BALANCE}"
-                )));
+                return Err(balance_too_large());
             };
             insert_ledger(
                 tx,
@@ -453,7 +454,7 @@ impl AccountStore for SqliteAccountStore {
                     account: id,
                     key: None,
                     request_id: None,
-                    operation: "credits_add",
+                    operation: CREDITS_ADD_OPERATION,
                     amount,
                     balance_after: balance,
                     now,
@@ -483,10 +484,8 @@ impl AccountStore for SqliteAccountStore {
                 .optional()
                 .map_err(AccountError::storage)?;
             if let Some((charged, balance_after)) = earlier {
-                if charged != account.get() {
-                    return Err(AccountError::RequestIdConflict(request_id.to_owned()));
-                }
-                return to_u64(balance_after).map(Some);
+                let (charged, balance_after) = (account_id(charged)?, to_u64(balance_after)?);
+                return repeated_charge(request_id, account, charged, balance_after).map(Some);
             }
             let remaining: Option<i64> = tx
                 .prepare_cached(
@@ -568,12 +567,8 @@ impl AccountStore for SqliteAccountStore {
         new: &NewKey,
         now: DateTime<Utc>,
     ) -> Result<CreatedKey, AccountError> {
-        let name = validate_name(new.name.as_deref())?;
-        let now = truncate_millis(now);
-        let secret = ApiKey::generate();
-        let hash = secret.hash();
-        let key_id = KeyId::generate();
-        let expires_at = new.lifetime.expires_at(now);
+        let minted = mint_key(new, now)?;
+        let key_id = &minted.key_id;
         let info = self.write(|tx| {
             require_account(tx, account)?;
             tx.execute(
@@ -583,11 +578,11 @@ impl AccountStore for SqliteAccountStore {
                 params![
                     key_id.as_str(),
                     account.get(),
-                    name,
-                    hash.as_bytes().as_slice(),
-                    new.lifetime.days(),
-                    millis(now),
-                    expires_at.map(millis)
+                    minted.name,
+                    minted.hash.as_bytes().as_slice(),
+                    minted.lifetime.days(),
+                    millis(minted.created_at),
+                    minted.expires_at.map(millis)
                 ],
             )
             .map_err(AccountError::storage)?;
@@ -598,9 +593,12 @@ impl AccountStore for SqliteAccountStore {
                 )
                 .map_err(AccountError::storage)?;
             }
-            load_key(tx, &key_id)
+            load_key(tx, key_id)
         })?;
-        Ok(CreatedKey { info, secret })
+        Ok(CreatedKey {
+            info,
+            secret: minted.secret,
+        })
     }
 
     fn key(&self, key_id: &KeyId) -> Result<KeyInfo, AccountError> {
@@ -650,14 +648,10 @@ impl AccountStore for SqliteAccountStore {
     ) -> Result<KeyInfo, AccountError> {
         self.write(|tx| {
             let info = load_unrevoked_key(tx, key_id)?;
-            let lifetime = lifetime.unwrap_or(info.lifetime);
+            let (lifetime, expires_at) = renewal(&info, lifetime, now);
             tx.execute(
                 "UPDATE api_keys SET lifetime_days = ?1, expires_at = ?2 WHERE key_id = ?3",
-                params![
-                    lifetime.days(),
-                    lifetime.expires_at(now).map(millis),
-                    key_id.as_str()
-                ],
+                params![lifetime.days(), expires_at.map(millis), key_id.as_str()],
             )
             .map_err(AccountError::storage)?;
             load_key(tx, key_id)
@@ -762,15 +756,6 @@ impl AccountStore for SqliteAccountStore {
             })
             .map_err(AuthError::Storage)?;
         let info = found.ok_or(AuthError::Unknown)?;
-        match info.status(now) {
-            KeyStatus::Revoked => Err(AuthError::Revoked(info.key_id)),
-            KeyStatus::Expired => Err(AuthError::Expired(info.key_id)),
-            KeyStatus::Active => Ok(AuthenticatedKey {
-                key_id: info.key_id,
-                account_id: info.account_id,
-                allow: info.allow,
-                expires_at: info.expires_at,
-            }),
-        }
+        authenticated(info, now)
     }
 }

@@ -1,7 +1,7 @@
 //! The storage seam: [`AccountStore`] and the domain types it speaks.
 //!
-//! Every implementation (SQLite now, PostgreSQL later) passes the conformance suite in
-//! `tests/it/conformance.rs`. Methods are blocking; nothing is cached between calls, so a
+//! Every implementation (SQLite now, PostgreSQL later) passes the conformance suite of
+//! `forumdex-testkit` (`account_store_conformance!`). Methods are blocking; nothing is cached between calls, so a
 //! change made by one process (the CLI) is seen by another (the server) at its next call.
 
 use std::fmt;
@@ -15,11 +15,6 @@ use crate::key::{ApiKey, KeyLifetime, KeyParseError, KeyStatus};
 
 /// The largest balance an account may hold (keeps every sum far from `i64` overflow).
 pub const MAX_BALANCE: u64 = 1_000_000_000_000_000;
-
-/// Longest key name accepted, in characters.
-const MAX_NAME_CHARS: usize = 200;
-/// Longest request id or operation name accepted by [`AccountStore::charge`], in bytes.
-const MAX_TAG_BYTES: usize = 200;
 
 /// A loosely validated email address: non-empty, one `@` with text on both sides, no
 /// whitespace. Stored as given (trimmed).
@@ -304,47 +299,4 @@ pub trait AccountStore: Send + Sync {
     /// stored hash (compared in constant time), then revocation and expiry at `now`.
     fn authenticate(&self, secret: &str, now: DateTime<Utc>)
     -> Result<AuthenticatedKey, AuthError>;
-}
-
-/// Validates a key name: trimmed; empty means none.
-pub(crate) fn validate_name(name: Option<&str>) -> Result<Option<String>, AccountError> {
-    let Some(text) = name.map(str::trim).filter(|t| !t.is_empty()) else {
-        return Ok(None);
-    };
-    if text.chars().count() > MAX_NAME_CHARS {
-        return Err(AccountError::InvalidName(format!(
-            "longer than {MAX_NAME_CHARS} characters"
-        )));
-    }
-    if text.chars().any(char::is_control) {
-        return Err(AccountError::InvalidName(
-            "holds control characters".to_owned(),
-        ));
-    }
-    Ok(Some(text.to_owned()))
-}
-
-/// Validates a credit amount to add: at least 1, at most [`MAX_BALANCE`].
-pub(crate) fn validate_amount(amount: u64, allow_zero: bool) -> Result<(), AccountError> {
-    if amount == 0 && !allow_zero {
-        return Err(AccountError::InvalidAmount("must be at least 1".to_owned()));
-    }
-    if amount > MAX_BALANCE {
-        return Err(AccountError::InvalidAmount(format!(
-            "must be at most {MAX_BALANCE}"
-        )));
-    }
-    Ok(())
-}
-
-/// Validates the request id and operation name of a charge.
-pub(crate) fn validate_charge(request_id: &str, operation: &str) -> Result<(), AccountError> {
-    for (what, value) in [("request id", request_id), ("operation", operation)] {
-        if value.is_empty() || value.len() > MAX_TAG_BYTES {
-            return Err(AccountError::InvalidCharge(format!(
-                "{what} must be 1 to {MAX_TAG_BYTES} bytes"
-            )));
-        }
-    }
-    Ok(())
 }

@@ -203,7 +203,8 @@ async fn operate(
     }
     let decision = app
         .rate_limiter
-        .check(&key.key_id, app.settings.rate_limit_per_minute, now)?;
+        .check(&key.key_id, app.settings.rate_limit_per_minute, now)
+        .await?;
     *decision_out = Some(decision);
     if !decision.allowed {
         return Err(ApiError::RateLimited {

@@ -1,7 +1,6 @@
 //! Integration tests of forumdex-accounts: one binary, one module per area.
 
 mod allowlist;
-mod conformance;
 mod helpers;
 mod keys;
 mod rate;

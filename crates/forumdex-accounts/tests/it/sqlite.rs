@@ -1,10 +1,13 @@
-//! The SQLite store: the conformance suite, plus what only a file-backed store can show.
+//! The SQLite store: the conformance suite of forumdex-testkit, plus what only a file-backed
+//! store can show.
 
 use forumdex_accounts::{AccountStore, AuthError, NewKey, SqliteAccountStore};
 
 use crate::helpers::{account, key, sqlite_store, t0};
 
-crate::conformance_suite!(sqlite_store());
+forumdex_testkit::account_store_conformance!(|dir| {
+    SqliteAccountStore::open_in(dir).expect("open accounts db")
+});
 
 /// Reads every file of the database (main file, WAL, shared memory).
 fn database_bytes(dir: &std::path::Path) -> Vec<u8> {

@@ -1,8 +1,4 @@
-//! Integration tests of the corpus store: the conformance suite every `CorpusWrite`
-//! implementation must pass (run here on SQLite in temp folders).
+//! Integration tests of the corpus store: SQLite passes the conformance suite of
+//! forumdex-testkit; `sqlite.rs` adds what only SQLite shows.
 
-mod canonical;
-mod derived;
-mod fixtures;
-mod listing;
-mod snapshots;
+mod sqlite;

@@ -1,13 +1,64 @@
-//! The conformance suite every [`AccountStore`] must pass. Each check takes a fresh, empty
-//! store; `sqlite.rs` runs them all for [`forumdex_accounts::SqliteAccountStore`].
+//! The conformance suite of [`AccountStore`]: every backend passes these cases, each on
+//! fresh, empty stores. [`account_store_conformance!`](crate::account_store_conformance)
+//! runs them all.
 
-use chrono::Duration;
+use chrono::{DateTime, Duration, TimeZone, Utc};
 use forumdex_accounts::{
-    AccountError, AccountId, AccountStore, AllowEntry, ApiKey, AuthError, Email, KeyId,
+    AccountError, AccountId, AccountStore, AllowEntry, ApiKey, AuthError, Email, KeyId, KeyInfo,
     KeyLifetime, KeyStatus, NewKey,
 };
 
-use crate::helpers::{account, days, key, t0};
+use crate::Fresh;
+
+/// Runs every case of [`accounts`](crate::accounts) as a `#[test]` in a module
+/// `account_store_conformance`, on stores made by `$make` (`|dir: &Path| -> impl
+/// AccountStore`, an empty store using the temporary folder `dir`).
+#[macro_export]
+macro_rules! account_store_conformance {
+    ($make:expr) => {
+        $crate::__conformance_tests!(account_store_conformance, [$crate::accounts], $make;
+            create_and_read_account,
+            add_credits_and_ledger,
+            charge_until_empty,
+            duplicate_request_id_is_not_charged_twice,
+            concurrent_charges_never_overdraw,
+            key_expires_by_now,
+            renew_keeps_the_secret,
+            set_expiry_overrides,
+            revoke_is_final,
+            authenticate_refuses_garbage_and_strangers,
+            list_keys_per_account,
+            allowlist_updates,
+        );
+    };
+}
+
+/// The fixed "now" of the cases: 2026-01-01T00:00:00Z.
+fn t0() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0)
+        .single()
+        .expect("valid date")
+}
+
+/// `t0` plus `days` days.
+fn days(days: i64) -> DateTime<Utc> {
+    t0() + Duration::days(days)
+}
+
+/// Creates an account with `credits`.
+fn account(store: &dyn AccountStore, credits: u64) -> AccountId {
+    let email = Email::parse("dev@example.com").expect("valid email");
+    store
+        .create_account(&email, credits, t0())
+        .expect("create account")
+}
+
+/// Creates a key with the given settings at `t0`; returns it and its secret.
+fn key(store: &dyn AccountStore, account: AccountId, new: &NewKey) -> (KeyInfo, String) {
+    let created = store.create_key(account, new, t0()).expect("create key");
+    let secret = created.secret.expose_secret().to_owned();
+    (created.info, secret)
+}
 
 fn entry(s: &str) -> AllowEntry {
     AllowEntry::parse(s).expect("valid entry")
@@ -18,7 +69,8 @@ fn missing_account() -> AccountId {
 }
 
 /// Accounts are created with their email and initial credits, and found again.
-pub fn create_and_read_account(store: &dyn AccountStore) {
+pub fn create_and_read_account<S: AccountStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn AccountStore = &fresh.backend();
     let email = Email::parse("someone@example.org").expect("valid");
     let id = store.create_account(&email, 25, t0()).expect("create");
     let acc = store.account(id).expect("read");
@@ -42,7 +94,8 @@ pub fn create_and_read_account(store: &dyn AccountStore) {
 }
 
 /// Credits are added (amount >= 1), and every change is in the ledger.
-pub fn add_credits_and_ledger(store: &dyn AccountStore) {
+pub fn add_credits_and_ledger<S: AccountStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn AccountStore = &fresh.backend();
     let id = account(store, 5);
     assert!(matches!(
         store.add_credits(id, 0, t0()),
@@ -78,7 +131,8 @@ pub fn add_credits_and_ledger(store: &dyn AccountStore) {
 }
 
 /// Charging stops at zero: the charge that finds no credit is refused and records nothing.
-pub fn charge_until_empty(store: &dyn AccountStore) {
+pub fn charge_until_empty<S: AccountStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn AccountStore = &fresh.backend();
     let id = account(store, 2);
     let (k, _) = key(store, id, &NewKey::default());
     let charge = |req: &str| store.charge(id, &k.key_id, req, "search", t0());
@@ -105,7 +159,8 @@ pub fn charge_until_empty(store: &dyn AccountStore) {
 }
 
 /// A request id is charged at most once.
-pub fn duplicate_request_id_is_not_charged_twice(store: &dyn AccountStore) {
+pub fn duplicate_request_id_is_not_charged_twice<S: AccountStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn AccountStore = &fresh.backend();
     let id = account(store, 10);
     let (k, _) = key(store, id, &NewKey::default());
     assert_eq!(
@@ -138,7 +193,8 @@ pub fn duplicate_request_id_is_not_charged_twice(store: &dyn AccountStore) {
 }
 
 /// 100 threads race to charge an account holding 7 credits: exactly 7 win.
-pub fn concurrent_charges_never_overdraw(store: &dyn AccountStore) {
+pub fn concurrent_charges_never_overdraw<S: AccountStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn AccountStore = &fresh.backend();
     let id = account(store, 7);
     let (k, _) = key(store, id, &NewKey::default());
     let outcomes: Vec<Option<u64>> = std::thread::scope(|scope| {
@@ -171,7 +227,8 @@ pub fn concurrent_charges_never_overdraw(store: &dyn AccountStore) {
 }
 
 /// A key is active until its lifetime elapses, then expired; authentication says why.
-pub fn key_expires_by_now(store: &dyn AccountStore) {
+pub fn key_expires_by_now<S: AccountStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn AccountStore = &fresh.backend();
     let id = account(store, 1);
     let new = NewKey {
         lifetime: KeyLifetime::Days7,
@@ -204,7 +261,8 @@ pub fn key_expires_by_now(store: &dyn AccountStore) {
 }
 
 /// Renewing sets `now + lifetime` and keeps the secret; the key's lifetime is the default.
-pub fn renew_keeps_the_secret(store: &dyn AccountStore) {
+pub fn renew_keeps_the_secret<S: AccountStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn AccountStore = &fresh.backend();
     let id = account(store, 1);
     let new = NewKey {
         lifetime: KeyLifetime::Days30,
@@ -243,7 +301,8 @@ pub fn renew_keeps_the_secret(store: &dyn AccountStore) {
 }
 
 /// The operator can move the expiry instant either way, or remove it.
-pub fn set_expiry_overrides(store: &dyn AccountStore) {
+pub fn set_expiry_overrides<S: AccountStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn AccountStore = &fresh.backend();
     let id = account(store, 1);
     let (info, secret) = key(store, id, &NewKey::default());
     let past = store
@@ -264,7 +323,8 @@ pub fn set_expiry_overrides(store: &dyn AccountStore) {
 }
 
 /// Revocation is immediate and final.
-pub fn revoke_is_final(store: &dyn AccountStore) {
+pub fn revoke_is_final<S: AccountStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn AccountStore = &fresh.backend();
     let id = account(store, 1);
     let (info, secret) = key(store, id, &NewKey::default());
     let revoked = store.revoke_key(&info.key_id, days(1)).expect("revoke");
@@ -295,7 +355,8 @@ pub fn revoke_is_final(store: &dyn AccountStore) {
 }
 
 /// Garbage is malformed; a well-formed secret never issued is unknown.
-pub fn authenticate_refuses_garbage_and_strangers(store: &dyn AccountStore) {
+pub fn authenticate_refuses_garbage_and_strangers<S: AccountStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn AccountStore = &fresh.backend();
     let id = account(store, 1);
     let (_, secret) = key(store, id, &NewKey::default());
     assert!(matches!(
@@ -317,7 +378,8 @@ pub fn authenticate_refuses_garbage_and_strangers(store: &dyn AccountStore) {
 }
 
 /// Keys are listed per account, oldest first, with their states.
-pub fn list_keys_per_account(store: &dyn AccountStore) {
+pub fn list_keys_per_account<S: AccountStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn AccountStore = &fresh.backend();
     let id = account(store, 1);
     let other = account(store, 1);
     let first = NewKey {
@@ -353,7 +415,8 @@ pub fn list_keys_per_account(store: &dyn AccountStore) {
 }
 
 /// Allowlists are stored normalised, changed idempotently and returned by authentication.
-pub fn allowlist_updates(store: &dyn AccountStore) {
+pub fn allowlist_updates<S: AccountStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn AccountStore = &fresh.backend();
     let id = account(store, 1);
     let new = NewKey {
         allow: forumdex_accounts::Allowlist::parse_all(&["10.0.0.0/8", "::ffff:192.0.2.7"])
@@ -393,35 +456,4 @@ pub fn allowlist_updates(store: &dyn AccountStore) {
         store.update_allowlist(&KeyId::generate(), &[], &[]),
         Err(AccountError::KeyNotFound(_))
     ));
-}
-
-/// Runs every check against stores made by `make`, each on a fresh store.
-#[macro_export]
-macro_rules! conformance_suite {
-    ($make:expr) => {
-        $crate::conformance_suite!(
-            $make;
-            create_and_read_account,
-            add_credits_and_ledger,
-            charge_until_empty,
-            duplicate_request_id_is_not_charged_twice,
-            concurrent_charges_never_overdraw,
-            key_expires_by_now,
-            renew_keeps_the_secret,
-            set_expiry_overrides,
-            revoke_is_final,
-            authenticate_refuses_garbage_and_strangers,
-            list_keys_per_account,
-            allowlist_updates
-        );
-    };
-    ($make:expr; $($check:ident),+ $(,)?) => {
-        $(
-            #[test]
-            fn $check() {
-                let (store, _guard) = $make;
-                $crate::conformance::$check(&store);
-            }
-        )+
-    };
 }

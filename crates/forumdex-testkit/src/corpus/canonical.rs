@@ -1,11 +1,12 @@
 //! The canonical rule: latest observed_at, ties broken by the smallest line SHA-256,
 //! whatever the import order; re-imports add nothing.
 
-use forumdex_corpus::{CorpusRead, CorpusWrite};
+use forumdex_corpus::{CorpusMaintenance, CorpusWrite, Millis};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use crate::fixtures::*;
+use super::fixtures::*;
+use crate::Fresh;
 
 fn content(store: &dyn CorpusWrite, post_id: i64) -> String {
     store
@@ -15,8 +16,11 @@ fn content(store: &dyn CorpusWrite, post_id: i64) -> String {
         .content_html
 }
 
-#[test]
-fn latest_observation_wins_in_any_order() {
+/// The observation with the latest `observed_at` is canonical, whichever came first, in
+/// two batches or in one.
+pub fn latest_observation_wins_in_any_order<S: CorpusWrite + CorpusMaintenance>(
+    fresh: &Fresh<'_, S>,
+) {
     let old = post(
         1,
         10,
@@ -32,34 +36,38 @@ fn latest_observation_wins_in_any_order() {
         json!({"content_html": "new", "observed_at": "2024-02-01T00:00:00+01:00"}),
     );
     for order in [[&old, &new], [&new, &old]] {
-        let (store, _dir) = store();
+        let store = fresh.backend();
         import(&store, &[order[0].clone()], 1);
         import(&store, &[order[1].clone()], 2);
         assert_eq!(content(&store, 1), "new");
         // One batch holding both, either way round.
-        let (together, _dir) = self::store();
+        let together = fresh.backend();
         import(&together, &[order[0].clone(), order[1].clone()], 1);
         assert_eq!(content(&together, 1), "new");
     }
 }
 
-#[test]
-fn equal_observed_at_ties_break_on_smallest_line_sha256() {
+/// Equal `observed_at`: the line with the smallest SHA-256 wins, in either order.
+pub fn equal_observed_at_ties_break_on_smallest_line_sha256<S: CorpusWrite + CorpusMaintenance>(
+    fresh: &Fresh<'_, S>,
+) {
     let a = post(1, 10, Some(3), None, json!({"content_html": "alpha"}));
     let b = post(1, 10, Some(3), None, json!({"content_html": "beta"}));
     let sha = |line: &String| hex::encode(Sha256::digest(line.as_bytes()));
     let expected = if sha(&a) < sha(&b) { "alpha" } else { "beta" };
     for order in [[&a, &b], [&b, &a]] {
-        let (store, _dir) = store();
+        let store = fresh.backend();
         import(&store, &[order[0].clone()], 1);
         import(&store, &[order[1].clone()], 2);
         assert_eq!(content(&store, 1), expected);
     }
 }
 
-#[test]
-fn reimport_is_a_no_op_without_a_sequence() {
-    let (store, _dir) = store();
+/// A batch with nothing new takes no sequence.
+pub fn reimport_is_a_no_op_without_a_sequence<S: CorpusWrite + CorpusMaintenance>(
+    fresh: &Fresh<'_, S>,
+) {
+    let store = fresh.backend();
     let lines = vec![
         post(1, 10, Some(3), None, json!({})),
         line(
@@ -68,7 +76,7 @@ fn reimport_is_a_no_op_without_a_sequence() {
     ];
     assert_eq!(import(&store, &lines, 1), Some(1));
     let again = store
-        .import_batch(&observations(&lines), forumdex_corpus::Millis(2))
+        .import_batch(&observations(&lines), Millis(2))
         .unwrap();
     assert_eq!(again.seq, None);
     assert_eq!(again.known_observations, 2);
@@ -76,9 +84,14 @@ fn reimport_is_a_no_op_without_a_sequence() {
     assert_eq!(latest(&store), 1);
 }
 
-#[test]
-fn an_older_observation_after_the_canonical_one_changes_nothing() {
-    let (store, _dir) = store();
+/// An older observation imported after the canonical one takes a sequence but changes no
+/// document.
+pub fn an_older_observation_after_the_canonical_one_changes_nothing<
+    S: CorpusWrite + CorpusMaintenance,
+>(
+    fresh: &Fresh<'_, S>,
+) {
+    let store = fresh.backend();
     let new = post(
         1,
         10,

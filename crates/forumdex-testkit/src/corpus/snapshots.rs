@@ -1,12 +1,11 @@
 //! MVCC snapshots: a read at sequence S sees what was canonical at S while imports go on;
 //! superseded versions are collected only once no live snapshot can see them.
 
-use std::sync::Arc;
-
 use forumdex_corpus::*;
 use serde_json::json;
 
-use crate::fixtures::*;
+use super::fixtures::*;
+use crate::Fresh;
 
 fn walk(store: &dyn CorpusWrite, scope: Scope, seq: i64) -> Vec<(i64, String)> {
     let mut out = Vec::new();
@@ -29,10 +28,14 @@ fn walk(store: &dyn CorpusWrite, scope: Scope, seq: i64) -> Vec<(i64, String)> {
     }
 }
 
-#[test]
-fn snapshot_reads_stay_stable_while_a_concurrent_import_adds_and_updates() {
-    let (store, _dir) = store();
-    let store = Arc::new(store);
+/// Listings and counts at a snapshot stay the same while another thread imports new
+/// posts and new versions of old ones; the newest snapshot sees them all.
+pub fn snapshot_reads_stay_stable_while_a_concurrent_import_adds_and_updates<
+    S: CorpusWrite + CorpusMaintenance,
+>(
+    fresh: &Fresh<'_, S>,
+) {
+    let store = fresh.backend();
     let initial: Vec<String> = (1..=50)
         .map(|id| {
             post(
@@ -44,13 +47,12 @@ fn snapshot_reads_stay_stable_while_a_concurrent_import_adds_and_updates() {
             )
         })
         .collect();
-    let frozen = import(store.as_ref(), &initial, 1_000).unwrap();
-    let expected = walk(store.as_ref(), Scope::Topic(10), frozen);
+    let frozen = import(&store, &initial, 1_000).unwrap();
+    let expected = walk(&store, Scope::Topic(10), frozen);
     assert_eq!(expected.len(), 50);
 
-    let writer = {
-        let store = Arc::clone(&store);
-        std::thread::spawn(move || {
+    std::thread::scope(|scope| {
+        let writer = scope.spawn(|| {
             for round in 0..20i64 {
                 let lines: Vec<String> = (1..=50)
                     .filter(|id| id % 5 == round % 5)
@@ -70,30 +72,35 @@ fn snapshot_reads_stay_stable_while_a_concurrent_import_adds_and_updates() {
                         (0..5).map(|n| post(1_000 + round * 5 + n, 10, Some(4), None, json!({}))),
                     )
                     .collect();
-                import(store.as_ref(), &lines, 2_000 + round);
+                import(&store, &lines, 2_000 + round);
             }
-        })
-    };
-    for _ in 0..30 {
-        assert_eq!(walk(store.as_ref(), Scope::Topic(10), frozen), expected);
-        assert_eq!(store.counts(frozen).unwrap().posts, 50);
-    }
-    writer.join().unwrap();
-    assert_eq!(walk(store.as_ref(), Scope::Topic(10), frozen), expected);
-    let now = latest(store.as_ref());
+        });
+        for _ in 0..30 {
+            assert_eq!(walk(&store, Scope::Topic(10), frozen), expected);
+            assert_eq!(store.counts(frozen).unwrap().posts, 50);
+        }
+        writer.join().unwrap();
+    });
+    assert_eq!(walk(&store, Scope::Topic(10), frozen), expected);
+    let now = latest(&store);
     assert!(now > frozen);
-    let fresh = walk(store.as_ref(), Scope::Topic(10), now);
-    assert_eq!(fresh.len(), 150);
+    let newest = walk(&store, Scope::Topic(10), now);
+    assert_eq!(newest.len(), 150);
     assert!(
-        fresh
+        newest
             .iter()
             .all(|(id, content)| *id > 50 || !content.starts_with("v1 "))
     );
 }
 
-#[test]
-fn superseded_versions_are_collected_after_the_horizon_only() {
-    let (store, _dir) = store();
+/// A superseded version is collected once the sequence that replaced it is older than
+/// the horizon, not before.
+pub fn superseded_versions_are_collected_after_the_horizon_only<
+    S: CorpusWrite + CorpusMaintenance,
+>(
+    fresh: &Fresh<'_, S>,
+) {
+    let store = fresh.backend();
     let v1 = post(
         1,
         10,
@@ -122,9 +129,12 @@ fn superseded_versions_are_collected_after_the_horizon_only() {
     assert_eq!(store.collect_garbage(Millis(base + 10_000)).unwrap(), 0);
 }
 
-#[test]
-fn reads_before_a_post_existed_do_not_see_it() {
-    let (store, _dir) = store();
+/// A read at a sequence before a post existed does not see it; a sequence's time is its
+/// commit time, its versions' `indexed_at` the import's `now`.
+pub fn reads_before_a_post_existed_do_not_see_it<S: CorpusWrite + CorpusMaintenance>(
+    fresh: &Fresh<'_, S>,
+) {
+    let store = fresh.backend();
     let s1 = import(&store, &[post(1, 10, None, None, json!({}))], 1).unwrap();
     let before = Millis::now();
     let s2 = import(&store, &[post(2, 10, None, None, json!({}))], 2).unwrap();
@@ -137,9 +147,12 @@ fn reads_before_a_post_existed_do_not_see_it() {
     assert!(store.post(1, 0).unwrap().is_none());
 }
 
-#[test]
-fn posts_changed_lists_what_became_canonical_in_a_range() {
-    let (store, _dir) = store();
+/// `posts_changed` lists the posts whose canonical version changed in a range of
+/// sequences, as visible at its end, resumably.
+pub fn posts_changed_lists_what_became_canonical_in_a_range<S: CorpusWrite + CorpusMaintenance>(
+    fresh: &Fresh<'_, S>,
+) {
+    let store = fresh.backend();
     let s1 = import(
         &store,
         &[

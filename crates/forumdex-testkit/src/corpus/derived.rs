@@ -4,10 +4,11 @@
 use forumdex_corpus::*;
 use serde_json::json;
 
-use crate::fixtures::*;
+use super::fixtures::*;
+use crate::Fresh;
 
-fn corpus() -> (SqliteCorpusStore, tempfile::TempDir, i64) {
-    let (store, dir) = store();
+/// Imports the fixture into `store`; returns its sequence.
+fn corpus(store: &dyn CorpusWrite) -> i64 {
     let lines = vec![
         line(
             json!({"kind": "board", "board_id": 7, "name": "Mining", "observed_at": "2024-03-01T12:00:00Z"}),
@@ -73,13 +74,16 @@ fn corpus() -> (SqliteCorpusStore, tempfile::TempDir, i64) {
             json!({"is_op": true}),
         ),
     ];
-    let seq = import(&store, &lines, ms("2024-06-01T00:00:00Z")).unwrap();
-    (store, dir, seq)
+    import(store, &lines, ms("2024-06-01T00:00:00Z")).unwrap()
 }
 
-#[test]
-fn topic_with_a_record_and_listed_senders() {
-    let (store, _dir, seq) = corpus();
+/// A topic with its record: title, board, views from the record; counts, dates, merit
+/// (listed senders), first and latest post from its posts.
+pub fn topic_with_a_record_and_listed_senders<S: CorpusWrite + CorpusMaintenance>(
+    fresh: &Fresh<'_, S>,
+) {
+    let store = fresh.backend();
+    let seq = corpus(&store);
     let topic = store.topic(10, seq).unwrap().unwrap();
     assert_eq!(topic.title, "GPU rigs");
     assert_eq!(
@@ -133,9 +137,13 @@ fn topic_with_a_record_and_listed_senders() {
     assert_eq!(reply.indexed_at, Millis(ms("2024-06-01T00:00:00Z")));
 }
 
-#[test]
-fn topic_without_a_record_falls_back_to_its_posts() {
-    let (store, _dir, seq) = corpus();
+/// A topic without a record takes title, board and language from its posts; one with
+/// a record and no posts has none of their values.
+pub fn topic_without_a_record_falls_back_to_its_posts<S: CorpusWrite + CorpusMaintenance>(
+    fresh: &Fresh<'_, S>,
+) {
+    let store = fresh.backend();
+    let seq = corpus(&store);
     let topic = store.topic(11, seq).unwrap().unwrap();
     assert_eq!(topic.title, "Solar mining");
     assert_eq!(
@@ -176,17 +184,21 @@ fn topic_without_a_record_falls_back_to_its_posts() {
     assert!(store.topic(14, seq).unwrap().is_none());
 }
 
-#[test]
-fn explicit_is_op_wins_over_the_smallest_post_id() {
-    let (store, _dir, seq) = corpus();
+/// A post marked `is_op` is the first post, whatever its ID.
+pub fn explicit_is_op_wins_over_the_smallest_post_id<S: CorpusWrite + CorpusMaintenance>(
+    fresh: &Fresh<'_, S>,
+) {
+    let store = fresh.backend();
+    let seq = corpus(&store);
     let topic = store.topic(13, seq).unwrap().unwrap();
     assert_eq!(topic.first_post.unwrap().post_id, 301);
     assert!(!store.post(300, seq).unwrap().unwrap().is_op);
 }
 
-#[test]
-fn profiles_with_and_without_records() {
-    let (store, _dir, seq) = corpus();
+/// Profiles with and without a record: activity, recent posts, existence.
+pub fn profiles_with_and_without_records<S: CorpusWrite + CorpusMaintenance>(fresh: &Fresh<'_, S>) {
+    let store = fresh.backend();
+    let seq = corpus(&store);
     let satoshi = store.profile(3, seq).unwrap().unwrap();
     assert_eq!(satoshi.username.as_deref(), Some("satoshi"));
     assert_eq!(
@@ -212,9 +224,29 @@ fn profiles_with_and_without_records() {
     assert!(store.scope_exists(Scope::Topic(12), seq).unwrap());
 }
 
-#[test]
-fn counts_of_canonical_entities() {
-    let (store, _dir, seq) = corpus();
+/// `posts` reads many posts at once: the same documents as `post`, unknown IDs left out.
+pub fn posts_reads_many_at_once<S: CorpusWrite + CorpusMaintenance>(fresh: &Fresh<'_, S>) {
+    let store = fresh.backend();
+    let seq = corpus(&store);
+    let ids = [100, 101, 999, 200, 100];
+    let found = store.posts(&ids, seq).unwrap();
+    let mut keys: Vec<i64> = found.keys().copied().collect();
+    keys.sort_unstable();
+    assert_eq!(keys, [100, 101, 200]);
+    for (id, doc) in &found {
+        assert_eq!(Some(doc), store.post(*id, seq).unwrap().as_ref());
+    }
+    assert!(store.posts(&[], seq).unwrap().is_empty());
+    assert!(
+        store.posts(&[100], 0).unwrap().is_empty(),
+        "at sequence 0, before the import"
+    );
+}
+
+/// Canonical entity counts.
+pub fn counts_of_canonical_entities<S: CorpusWrite + CorpusMaintenance>(fresh: &Fresh<'_, S>) {
+    let store = fresh.backend();
+    let seq = corpus(&store);
     let counts = store.counts(seq).unwrap();
     assert_eq!(
         counts,
