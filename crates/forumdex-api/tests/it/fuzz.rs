@@ -31,7 +31,8 @@ use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::helpers::{TestServer, assert_documented_response, assert_matches_schema, assert_uuid};
+use crate::checks::{assert_documented_response, assert_matches_schema, assert_uuid};
+use crate::harness::TestApp;
 
 /// The server's settings for fuzzing: no rate limit in the way, and the client (127.0.0.1)
 /// is a trusted proxy, so `X-Forwarded-For` is parsed (and its garbage exercised).
@@ -134,7 +135,7 @@ struct Keys {
 
 /// A server, its keys, and the tally of what it answered.
 struct Fuzz {
-    server: TestServer,
+    server: TestApp,
     keys: Keys,
     accounts: Vec<AccountId>,
     before: Vec<(u64, Vec<LedgerEntry>)>,
@@ -146,7 +147,7 @@ struct Fuzz {
 
 impl Fuzz {
     async fn start(seed: u64) -> Self {
-        let server = TestServer::with_config(CONFIG).await;
+        let server = TestApp::builder().config(CONFIG).socket().start().await;
         let a = server.account(1_000_000);
         let b = server.account(1_000_000);
         let c = server.account(3);
