@@ -8,11 +8,12 @@ use forumdex_api::client_ip::client_ip;
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 
-use crate::helpers::{POST, TestServer, assert_not_charged, expect_error};
+use crate::checks::{assert_not_charged, expect_error};
+use crate::harness::{POST, SendTo, TestApp};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_key_restricted_elsewhere_is_403_with_the_peer_address() {
-    let server = TestServer::start().await;
+    let server = TestApp::start().await;
     let account = server.account(5);
     let (_, secret) = server.key(account, &["10.0.0.0/8"]);
     let before = server.money(account);
@@ -32,7 +33,7 @@ async fn a_key_restricted_elsewhere_is_403_with_the_peer_address() {
             .header("x-forwarded-for", forged)
             .header("x-real-ip", "10.9.9.9")
             .header("forwarded", "for=10.9.9.9")
-            .send()
+            .send_to(&server)
             .await
             .expect("sent");
         let (_, body) = expect_error(response, StatusCode::FORBIDDEN).await;
@@ -41,9 +42,32 @@ async fn a_key_restricted_elsewhere_is_403_with_the_peer_address() {
     assert_not_charged(&server, account, &before);
 }
 
+/// The allowlist is checked against the peer address (set by the in-process harness as a
+/// connection would): a peer inside the list is served, and reported as itself elsewhere.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_peer_inside_the_allowlist_is_served() {
+    let peer = "10.1.2.3:50000".parse().expect("socket address");
+    let server = TestApp::builder().peer(peer).start().await;
+    let account = server.account(5);
+    let (_, inside) = server.key(account, &["10.0.0.0/8"]);
+    let (_, outside) = server.key(account, &["192.0.2.0/24"]);
+    assert_eq!(
+        server.get(POST, Some(&inside)).await.status(),
+        StatusCode::OK
+    );
+    let before = server.money(account);
+    let (_, body) = expect_error(
+        server.get(POST, Some(&outside)).await,
+        StatusCode::FORBIDDEN,
+    )
+    .await;
+    assert_eq!(body["sourceIp"], "10.1.2.3", "{body}");
+    assert_not_charged(&server, account, &before);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_trusted_proxy_forwards_the_client_address() {
-    let server = TestServer::with_config("trusted_proxies = \"127.0.0.1\"\n").await;
+    let server = TestApp::with_config("trusted_proxies = \"127.0.0.1\"\n").await;
     let account = server.account(5);
     let (_, secret) = server.key(account, &["10.0.0.0/8"]);
     let before = server.money(account);
@@ -53,7 +77,7 @@ async fn a_trusted_proxy_forwards_the_client_address() {
             .get(server.url(POST))
             .bearer_auth(&secret)
             .header("x-forwarded-for", forwarded)
-            .send()
+            .send_to(&server)
     };
 
     // The client behind the proxy is in the allowlist.
@@ -96,7 +120,7 @@ async fn an_ipv4_mapped_peer_matches_ipv4_entries() {
     assert!(mapped_entry.contains("127.0.0.1".parse().expect("ip")));
 
     // Then over a dual-stack socket, when the platform has one.
-    let server = match TestServer::try_start("[::]:0", "").await {
+    let server = match TestApp::builder().socket_on("[::]:0").try_start().await {
         Ok(server) => server,
         Err(err) => {
             eprintln!("skipping the dual-stack part: cannot bind [::]: {err:#}");
@@ -183,7 +207,7 @@ async fn an_ipv4_mapped_peer_matches_ipv4_entries() {
 /// (402); a request refused by an earlier check uses nothing of the later ones.
 #[tokio::test(flavor = "multi_thread")]
 async fn checks_run_in_order_and_refusals_use_no_rate_budget() {
-    let server = TestServer::with_config("rate_limit_per_minute = 2\n").await;
+    let server = TestApp::with_config("rate_limit_per_minute = 2\n").await;
     let account = server.account(5);
     let (key_id, secret) = server.key(account, &["10.0.0.0/8"]);
     let before = server.money(account);

@@ -1,16 +1,15 @@
 //! The machine-readable contract (`openapi.json`): served as committed, complete (every
 //! operation of api-contract.md), and in step with the router in both directions. The
 //! response bodies of the other tests are validated against it by the helpers
-//! ([`crate::helpers::assert_documented_response`], [`crate::helpers::assert_matches_schema`]).
+//! ([`crate::checks::assert_documented_response`], [`crate::checks::assert_matches_schema`]).
 
 use std::collections::BTreeSet;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::helpers::{
-    TestServer, documented_operation, expect_error, header, openapi, schema_errors,
-};
+use crate::checks::{documented_operation, expect_error, header, openapi, schema_errors};
+use crate::harness::TestApp;
 
 /// The committed document, as the server embeds it.
 const COMMITTED: &str = include_str!("../../../forumdex-types/openapi.json");
@@ -72,7 +71,7 @@ fn concrete(template: &str) -> String {
 
 #[tokio::test]
 async fn the_document_is_served_as_committed_free_of_charge() {
-    let server = TestServer::start().await;
+    let server = TestApp::start().await;
     let (account, _, key) = server.funded(10);
     let before = server.money(account);
     for key in [None, Some(key.as_str())] {
@@ -178,7 +177,7 @@ fn every_route_of_the_router_is_documented() {
 
 #[tokio::test]
 async fn every_documented_path_is_routed() {
-    let server = TestServer::start().await;
+    let server = TestApp::start().await;
     let (_, _, key) = server.funded(100);
     for template in paths() {
         let path = concrete(template);
@@ -199,13 +198,13 @@ async fn every_documented_path_is_routed() {
             status == StatusCode::OK || status == StatusCode::NOT_FOUND,
             "{path}: {status} {body}"
         );
-        crate::helpers::assert_documented_response(&path, status.as_u16(), &body);
+        crate::checks::assert_documented_response(&path, status.as_u16(), &body);
     }
 }
 
 #[tokio::test]
 async fn undocumented_paths_are_not_routed() {
-    let server = TestServer::start().await;
+    let server = TestApp::start().await;
     let (_, _, key) = server.funded(10);
     for path in [
         "/api/v1/posts",

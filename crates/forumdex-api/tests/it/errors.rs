@@ -8,11 +8,12 @@ use reqwest::StatusCode;
 use reqwest::header::{ALLOW, AUTHORIZATION};
 use serde_json::Value;
 
-use crate::helpers::{POST, PROFILE, TOPIC, TestServer, assert_not_charged, expect_error, header};
+use crate::checks::{assert_not_charged, expect_error, header};
+use crate::harness::{POST, PROFILE, SendTo, TOPIC, TestApp};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_key_state_but_active_is_401_and_free() {
-    let server = TestServer::start().await;
+    let server = TestApp::start().await;
     let (account, key_id, secret) = server.funded(10);
     let before = server.money(account);
     let url = server.url(POST);
@@ -67,7 +68,7 @@ async fn every_key_state_but_active_is_401_and_free() {
         ),
     ];
     for (what, request) in cases {
-        let response = request.send().await.expect("sent");
+        let response = request.send_to(&server).await.expect("sent");
         assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "{what}");
         expect_error(response, StatusCode::UNAUTHORIZED).await;
     }
@@ -83,7 +84,7 @@ async fn every_key_state_but_active_is_401_and_free() {
             .bearer_auth(&secret)
             .header("x-api-key", &secret),
     ] {
-        let response = request.send().await.expect("sent");
+        let response = request.send_to(&server).await.expect("sent");
         assert_eq!(response.status(), StatusCode::OK);
     }
     assert_eq!(server.money(account).0, 7);
@@ -96,7 +97,7 @@ async fn every_key_state_but_active_is_401_and_free() {
         server.client.get(&url).header("x-api-key", &secret),
     ] {
         let (_, body) = expect_error(
-            request.send().await.expect("sent"),
+            request.send_to(&server).await.expect("sent"),
             StatusCode::UNAUTHORIZED,
         )
         .await;
@@ -127,7 +128,7 @@ async fn every_key_state_but_active_is_401_and_free() {
         server.client.get(&url).header("x-api-key", &secret),
     ] {
         let (_, body) = expect_error(
-            request.send().await.expect("sent"),
+            request.send_to(&server).await.expect("sent"),
             StatusCode::UNAUTHORIZED,
         )
         .await;
@@ -144,7 +145,7 @@ async fn every_key_state_but_active_is_401_and_free() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_empty_account_gets_402_with_topup_url_and_is_not_charged() {
-    let server = TestServer::with_config("topup_url = \"https://pay.example.com/topup\"\n").await;
+    let server = TestApp::with_config("topup_url = \"https://pay.example.com/topup\"\n").await;
     let (account, _, secret) = server.funded(0);
     let before = server.money(account);
     for path in [POST, TOPIC, PROFILE] {
@@ -160,7 +161,7 @@ async fn an_empty_account_gets_402_with_topup_url_and_is_not_charged() {
     assert_not_charged(&server, account, &before);
 
     // The default topupUrl is an absolute URL on the service.
-    let default = TestServer::start().await;
+    let default = TestApp::start().await;
     let (_, _, secret) = default.funded(0);
     let (_, body) = expect_error(
         default.get(POST, Some(&secret)).await,
@@ -173,7 +174,7 @@ async fn an_empty_account_gets_402_with_topup_url_and_is_not_charged() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn unknown_resources_and_routes_are_404_and_free() {
-    let server = TestServer::start().await;
+    let server = TestApp::start().await;
     let (account, _, secret) = server.funded(5);
     let before = server.money(account);
     for path in [
@@ -199,7 +200,7 @@ async fn unknown_resources_and_routes_are_404_and_free() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn malformed_ids_and_unknown_parameters_are_400_and_free() {
-    let server = TestServer::start().await;
+    let server = TestApp::start().await;
     let (account, _, secret) = server.funded(5);
     let before = server.money(account);
     for path in [
@@ -234,7 +235,7 @@ async fn malformed_ids_and_unknown_parameters_are_400_and_free() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn other_methods_are_405_and_head_is_never_charged() {
-    let server = TestServer::start().await;
+    let server = TestApp::start().await;
     let (account, _, secret) = server.funded(5);
     let before = server.money(account);
     for method in [
@@ -246,7 +247,7 @@ async fn other_methods_are_405_and_head_is_never_charged() {
             .client
             .request(method.clone(), server.url(POST))
             .bearer_auth(&secret)
-            .send()
+            .send_to(&server)
             .await
             .expect("sent");
         let (headers, _) = expect_error(response, StatusCode::METHOD_NOT_ALLOWED).await;
@@ -259,7 +260,7 @@ async fn other_methods_are_405_and_head_is_never_charged() {
         .client
         .head(server.url(POST))
         .bearer_auth(&secret)
-        .send()
+        .send_to(&server)
         .await
         .expect("sent");
     // HEAD is no paid operation (axum's `get` would answer it): refused like POST.
@@ -272,7 +273,7 @@ async fn other_methods_are_405_and_head_is_never_charged() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_broken_corpus_is_503_and_free() {
-    let server = TestServer::start().await;
+    let server = TestApp::start().await;
     let (account, _, secret) = server.funded(5);
     assert_eq!(
         server.get(POST, Some(&secret)).await.status(),
@@ -320,7 +321,7 @@ type Extra = &'static [(&'static str, &'static str)];
 /// The keys and JSON types of the error body, per status, pinned.
 #[tokio::test(flavor = "multi_thread")]
 async fn error_wire_format_is_pinned() {
-    let server = TestServer::with_config("rate_limit_per_minute = 1\n").await;
+    let server = TestApp::with_config("rate_limit_per_minute = 1\n").await;
     let key = || server.funded(5).2;
     let (_, _, empty) = server.funded(0);
     let account = server.account(5);

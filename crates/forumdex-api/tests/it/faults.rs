@@ -15,12 +15,13 @@ use forumdex_corpus::SqliteCorpusStore;
 use reqwest::StatusCode;
 use rusqlite::Connection;
 
-use crate::helpers::{POST, PROFILE, TOPIC, TestServer, assert_not_charged, expect_error};
+use crate::checks::{assert_not_charged, expect_error};
+use crate::harness::{POST, PROFILE, TOPIC, TestApp};
 
 /// The operations that read the corpus.
 const CORPUS_READS: &[&str] = &[POST, TOPIC, PROFILE, "/api/v1/topics/5/posts"];
 
-async fn all_503_and_free(server: &TestServer, secret: &str, paths: &[&str]) {
+async fn all_503_and_free(server: &TestApp, secret: &str, paths: &[&str]) {
     let responses =
         futures_util::future::join_all(paths.iter().map(|path| server.get(path, Some(secret))))
             .await;
@@ -31,7 +32,7 @@ async fn all_503_and_free(server: &TestServer, secret: &str, paths: &[&str]) {
     }
 }
 
-async fn all_200(server: &TestServer, secret: &str, paths: &[&str]) {
+async fn all_200(server: &TestApp, secret: &str, paths: &[&str]) {
     for path in paths {
         let response = server.get(path, Some(secret)).await;
         assert_eq!(response.status(), StatusCode::OK, "{path} after the fault");
@@ -42,7 +43,7 @@ async fn all_200(server: &TestServer, secret: &str, paths: &[&str]) {
 /// batch): in WAL mode readers go on, so the API answers and charges as usual.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_corpus_locked_for_writing_by_another_process_still_serves() {
-    let server = TestServer::start().await;
+    let server = TestApp::start().await;
     let (account, _, secret) = server.funded(20);
     let lock = Connection::open(server.dir.path().join(SqliteCorpusStore::FILE_NAME))
         .expect("open corpus");
@@ -59,7 +60,7 @@ async fn a_corpus_locked_for_writing_by_another_process_still_serves() {
 /// so the computed 200s are dropped and the clients get 503, uncharged. Then it recovers.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_debit_blocked_by_a_locked_accounts_database_is_503_and_free() {
-    let server = TestServer::start().await;
+    let server = TestApp::start().await;
     let (account, _, secret) = server.funded(20);
     let before = server.money(account);
     let lock = Connection::open(server.dir.path().join("accounts.sqlite")).expect("open");
@@ -79,26 +80,33 @@ struct Immutable {
 }
 
 impl Immutable {
-    /// `None` when the attribute cannot be set here (no `chattr`, no privilege, or a file
-    /// system without it).
-    fn set(dir: &Path) -> Option<Self> {
+    /// Panics when the attribute cannot be set here (no `chattr`, no privilege, or a file
+    /// system without it): the test is ignored by default for that reason, and one that
+    /// runs must not pass without its fault.
+    fn set(dir: &Path) -> Self {
         let mut paths = vec![dir.to_path_buf()];
         for entry in walk(dir) {
             paths.push(entry);
         }
         let guard = Self { paths };
         for path in &guard.paths {
-            let ok = Command::new("chattr")
-                .arg("+i")
-                .arg(path)
-                .output()
-                .is_ok_and(|out| out.status.success());
-            if !ok {
-                eprintln!("cannot set the immutable attribute on {}", path.display());
-                return None;
-            }
+            chattr_immutable(path);
         }
-        Some(guard)
+        guard
+    }
+}
+
+/// `chattr +i path`, or a panic saying why it failed.
+fn chattr_immutable(path: &Path) {
+    match Command::new("chattr").arg("+i").arg(path).output() {
+        Ok(out) if out.status.success() => {}
+        Ok(out) => panic!(
+            "cannot set the immutable attribute on {} ({}): {}",
+            path.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ),
+        Err(err) => panic!("cannot run chattr: {err}"),
     }
 }
 
@@ -123,16 +131,14 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs chattr +i (root with CAP_LINUX_IMMUTABLE, on a file system with the immutable attribute); .ci/run runs it where that works"]
 async fn a_read_only_data_folder_is_503_and_free_never_500() {
-    let server = TestServer::start().await;
+    let server = TestApp::start().await;
     let (account, _, secret) = server.funded(20);
     // Warm up: the pooled connections exist and hold their files open.
     all_200(&server, &secret, &[POST]).await;
     let before = server.money(account);
-    let Some(read_only) = Immutable::set(server.dir.path()) else {
-        eprintln!("skipped: the data folder cannot be made read-only here");
-        return;
-    };
+    let read_only = Immutable::set(server.dir.path());
     // Reads may still work; the debit cannot be written.
     all_503_and_free(&server, &secret, CORPUS_READS).await;
     drop(read_only);

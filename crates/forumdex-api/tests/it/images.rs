@@ -17,7 +17,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::helpers::{TestServer, assert_documented_response, assert_not_charged, expect_error};
+use crate::checks::{assert_documented_response, assert_not_charged, expect_error};
+use crate::harness::{SendTo, TestApp};
 
 /// An original of the test corpus.
 struct Original {
@@ -187,7 +188,7 @@ fn import_corpus(corpus_dir: &Path, data: &Path) -> ImportSummary {
 }
 
 struct World {
-    server: TestServer,
+    server: TestApp,
     summary: ImportSummary,
     _corpus: tempfile::TempDir,
 }
@@ -195,10 +196,10 @@ struct World {
 async fn world() -> World {
     let corpus = tempfile::tempdir().unwrap();
     let mut summary = None;
-    let server = TestServer::start_prepared(|data| {
-        summary = Some(import_corpus(corpus.path(), data));
-    })
-    .await;
+    let server = TestApp::builder()
+        .prepare(|data| summary = Some(import_corpus(corpus.path(), data)))
+        .start()
+        .await;
     World {
         server,
         summary: summary.unwrap(),
@@ -210,7 +211,7 @@ fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
-async fn json_of(server: &TestServer, path: &str, key: &str) -> Value {
+async fn json_of(server: &TestApp, path: &str, key: &str) -> Value {
     let response = server.get(path, Some(key)).await;
     let status = response.status();
     let body: Value = response.json().await.unwrap();
@@ -298,7 +299,13 @@ async fn imported_originals_come_back_from_the_cdn_as_avif() {
             .strip_suffix(".avif")
             .unwrap();
         // No key at all: the CDN is public.
-        let response = world.server.client.get(url).send().await.unwrap();
+        let response = world
+            .server
+            .client
+            .get(url)
+            .send_to(&world.server)
+            .await
+            .unwrap();
         assert_eq!(response.status(), StatusCode::OK, "{url}");
         let headers = response.headers().clone();
         assert_eq!(headers["content-type"], "image/avif");
@@ -349,7 +356,7 @@ async fn the_cdn_answers_conditional_and_range_requests() {
     let client = &world.server.client;
     let whole = client
         .get(&url)
-        .send()
+        .send_to(&world.server)
         .await
         .unwrap()
         .bytes()
@@ -361,7 +368,7 @@ async fn the_cdn_answers_conditional_and_range_requests() {
     let not_modified = client
         .get(&url)
         .header("If-None-Match", &etag)
-        .send()
+        .send_to(&world.server)
         .await
         .unwrap();
     assert_eq!(not_modified.status(), StatusCode::NOT_MODIFIED);
@@ -374,7 +381,7 @@ async fn the_cdn_answers_conditional_and_range_requests() {
     let changed = client
         .get(&url)
         .header("If-None-Match", "\"other\"")
-        .send()
+        .send_to(&world.server)
         .await
         .unwrap();
     assert_eq!(changed.status(), StatusCode::OK);
@@ -388,7 +395,7 @@ async fn the_cdn_answers_conditional_and_range_requests() {
         let part = client
             .get(&url)
             .header("Range", &range)
-            .send()
+            .send_to(&world.server)
             .await
             .unwrap();
         assert_eq!(part.status(), StatusCode::PARTIAL_CONTENT, "{range}");
@@ -402,7 +409,7 @@ async fn the_cdn_answers_conditional_and_range_requests() {
     let past = client
         .get(&url)
         .header("Range", format!("bytes={len}-"))
-        .send()
+        .send_to(&world.server)
         .await
         .unwrap();
     let (headers, _) = expect_error(past, StatusCode::RANGE_NOT_SATISFIABLE).await;
@@ -416,11 +423,11 @@ async fn the_cdn_answers_conditional_and_range_requests() {
                 .header("Range", "bytes=0-1")
                 .header(name, value);
         }
-        let response = request.send().await.unwrap();
+        let response = request.send_to(&world.server).await.unwrap();
         assert_eq!(response.status(), StatusCode::OK);
         assert_eq!(response.bytes().await.unwrap(), whole);
     }
-    let head = client.head(&url).send().await.unwrap();
+    let head = client.head(&url).send_to(&world.server).await.unwrap();
     assert_eq!(head.status(), StatusCode::OK);
     assert_eq!(head.headers()["content-length"], len.to_string().as_str());
     // Unknown or malformed object names are JSON 404s, with or without a key.
@@ -528,7 +535,7 @@ async fn image_search_dedups_hides_nsfw_and_honours_size() {
             .server
             .client
             .get(image["url"].as_str().unwrap())
-            .send()
+            .send_to(&world.server)
             .await
             .unwrap()
             .bytes()

@@ -1,12 +1,14 @@
-//! Integration tests of the HTTP API over real sockets: a [`forumdex_api::Server`] bound on
-//! port 0 over a temporary data folder, driven with `reqwest`. One binary (STYLE.md).
+//! Integration tests of the HTTP API: [`harness::TestApp`] over a temporary data folder,
+//! in-process by default (a real socket where the test is about the socket), driven with
+//! `reqwest` requests. One binary (STYLE.md).
 
 mod auth;
+mod checks;
 mod contract;
 mod errors;
 mod faults;
 mod fuzz;
-mod helpers;
+mod harness;
 mod images;
 mod metering;
 mod ops;

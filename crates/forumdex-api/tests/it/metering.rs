@@ -4,14 +4,12 @@ use std::collections::HashSet;
 
 use reqwest::StatusCode;
 
-use crate::helpers::{
-    POST, PROFILE, TOPIC, TestServer, assert_not_charged, assert_uuid, expect_error, header,
-    int_header,
-};
+use crate::checks::{assert_not_charged, assert_uuid, expect_error, header, int_header};
+use crate::harness::{POST, PROFILE, SendTo, TOPIC, TestApp};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_200_carries_the_metering_headers_and_a_ledger_row() {
-    let server = TestServer::start().await;
+    let server = TestApp::start().await;
     let (account, key_id, secret) = server.funded(10);
     let ledger_before = server.money(account).1.len();
     let mut request_ids = Vec::new();
@@ -27,7 +25,7 @@ async fn every_200_carries_the_metering_headers_and_a_ledger_row() {
             .get(server.url(path))
             .bearer_auth(&secret)
             .header("x-request-id", "client-chosen-id")
-            .send()
+            .send_to(&server)
             .await
             .expect("sent");
         assert_eq!(response.status(), StatusCode::OK, "{path}");
@@ -85,7 +83,7 @@ async fn every_200_carries_the_metering_headers_and_a_ledger_row() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn request_n_plus_one_of_a_window_is_429_and_free() {
-    let server = TestServer::with_config("rate_limit_per_minute = 3\n").await;
+    let server = TestApp::with_config("rate_limit_per_minute = 3\n").await;
     let (account, _, secret) = server.funded(10);
     let mut remaining = Vec::new();
     for _ in 0..3 {

@@ -3,11 +3,12 @@
 use forumdex_accounts::{AccountStore, AllowEntry};
 use reqwest::StatusCode;
 
-use crate::helpers::{POST, TestServer, assert_not_charged, assert_uuid, expect_error, header};
+use crate::checks::{assert_not_charged, assert_uuid, expect_error, header};
+use crate::harness::{POST, TestApp};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn health_readiness_and_metrics_need_no_key_and_charge_nothing() {
-    let server = TestServer::start().await;
+    let server = TestApp::start().await;
     let (account, _, secret) = server.funded(5);
     // One paid 200, one 404 and one 401 for the metrics to show.
     assert_eq!(
@@ -56,7 +57,7 @@ async fn health_readiness_and_metrics_need_no_key_and_charge_nothing() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn operator_changes_reach_the_running_server_at_its_next_request() {
-    let server = TestServer::start().await;
+    let server = TestApp::start().await;
 
     // Revoking a key: refused at once.
     let (_, key_id, secret) = server.funded(5);
@@ -111,7 +112,7 @@ async fn operator_changes_reach_the_running_server_at_its_next_request() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_server_stops_after_the_shutdown_signal() {
-    let server = TestServer::start().await;
+    let server = TestApp::builder().socket().start().await;
     let (_, _, secret) = server.funded(1);
     assert_eq!(server.get("/healthz", None).await.status(), StatusCode::OK);
     // An idle keep-alive connection must not hold the shutdown up.
@@ -140,7 +141,11 @@ async fn the_server_stops_after_the_shutdown_signal() {
 /// request in flight finish (and be charged once) before the server future completes.
 #[tokio::test(flavor = "multi_thread")]
 async fn overload_sheds_and_shutdown_drains_the_request_in_flight() {
-    let mut server = TestServer::with_config("max_concurrent_requests = 1\n").await;
+    let mut server = TestApp::builder()
+        .config("max_concurrent_requests = 1\n")
+        .socket()
+        .start()
+        .await;
     let (account, _, secret) = server.funded(5);
     let (other, _, other_secret) = server.funded(5);
     let before_other = server.money(other);

@@ -2,11 +2,15 @@
 
 use reqwest::StatusCode;
 
-use crate::helpers::{POST, TestServer};
+use crate::harness::{POST, TestApp};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_hundred_concurrent_requests_spend_exactly_seven_credits() {
-    let server = TestServer::with_config("rate_limit_per_minute = 100000\n").await;
+    let server = TestApp::builder()
+        .config("rate_limit_per_minute = 100000\n")
+        .socket()
+        .start()
+        .await;
     let (account, _, secret) = server.funded(7);
     let ledger_before = server.money(account).1.len();
 
@@ -80,7 +84,12 @@ fn a_timeout_never_answers_503_for_a_charged_request() {
         .enable_all()
         .build()
         .expect("runtime");
-    let server = runtime.block_on(TestServer::with_config("request_timeout_ms = 200\n"));
+    let server = runtime.block_on(
+        TestApp::builder()
+            .config("request_timeout_ms = 200\n")
+            .socket()
+            .start(),
+    );
     let (account, _, secret) = server.funded(5);
     let before = server.money(account);
 

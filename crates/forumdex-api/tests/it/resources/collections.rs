@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 use super::fixture::{
     BIG_TOPIC, Expect, big_post_id, big_posted_at, no_filters, seed, stamp, walk,
 };
-use super::harness::{Api, Config};
 use super::model::{Filters, Oracle, Scope, fmt, line, ms, post};
+use super::shapes::{Config, start};
 
 fn scope_json(scope: Scope) -> Value {
     match scope {
@@ -33,7 +33,7 @@ fn ids(posts: &[Value]) -> Vec<i64> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn full_walks_match_the_listing_at_every_page_size_and_order() {
-    let api = Api::start(Config::default()).await;
+    let api = start(Config::default()).await;
     let oracle = seed(&api);
     let caller = api.caller(1_000_000);
     for scope in [
@@ -87,7 +87,7 @@ async fn full_walks_match_the_listing_at_every_page_size_and_order() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_fixture_holds_the_cases_it_claims() {
-    let api = Api::start(Config::default()).await;
+    let api = start(Config::default()).await;
     let oracle = seed(&api);
     let all = oracle.listing(Scope::Topic(BIG_TOPIC), Filters::default(), false);
     assert_eq!(all.len(), 300, "re-observations are not duplicates");
@@ -271,7 +271,7 @@ fn cases() -> Vec<Case> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn filters_and_their_combinations_match_the_listing() {
-    let api = Api::start(Config::default()).await;
+    let api = start(Config::default()).await;
     let oracle = seed(&api);
     let caller = api.caller(1_000_000);
     for case in cases() {
@@ -297,7 +297,7 @@ async fn filters_and_their_combinations_match_the_listing() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn date_bounds_are_inclusive_from_and_exclusive_to() {
-    let api = Api::start(Config::default()).await;
+    let api = start(Config::default()).await;
     let oracle = seed(&api);
     let caller = api.caller(10_000);
     // Exactly the posting time of two groups of three posts, written with offsets.
@@ -348,7 +348,7 @@ fn lines(values: &[Value]) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_walk_keeps_its_snapshot_across_a_concurrent_import() {
-    let api = Api::start(Config::default()).await;
+    let api = start(Config::default()).await;
     let mut oracle = seed(&api);
     let caller = api.caller(100_000);
     let scope = Scope::Topic(BIG_TOPIC);
@@ -415,7 +415,8 @@ async fn a_walk_keeps_its_snapshot_across_a_concurrent_import() {
                     new.push(edit);
                 }
                 let batch = lines(&new);
-                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                // The batch's time (its `indexed_at`) follows the earlier ones'.
+                api.clock.advance(chrono::Duration::milliseconds(5));
                 oracle.add(&batch, api.import(&batch));
                 // Lookups see the new corpus at once.
                 let fresh = api
@@ -454,7 +455,7 @@ async fn a_walk_keeps_its_snapshot_across_a_concurrent_import() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn short_and_empty_pages_carry_cursors_and_are_charged() {
-    let api = Api::start(Config::default()).await;
+    let api = start(Config::default()).await;
     // 2150 posts; only the three oldest are on board 9, so a board-9 page runs out of
     // scan budget: asc gives [3 posts + cursor, empty terminal page], desc gives
     // [empty page + cursor, 3 posts].
@@ -524,7 +525,7 @@ async fn short_and_empty_pages_carry_cursors_and_are_charged() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn empty_and_unknown_scopes() {
-    let api = Api::start(Config::default()).await;
+    let api = start(Config::default()).await;
     seed(&api);
     let caller = api.caller(1_000);
     for (url, scope) in [
@@ -550,7 +551,7 @@ async fn empty_and_unknown_scopes() {
         ),
     ] {
         let page = api.ok(&caller, url).await;
-        super::harness::assert_post_list(&page);
+        super::shapes::assert_post_list(&page);
         assert_eq!(page["scope"], scope, "{url}");
         assert_eq!(page["data"], json!([]), "{url}");
         assert_eq!(page["has_more"], false, "{url}");

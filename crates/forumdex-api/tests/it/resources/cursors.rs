@@ -1,16 +1,18 @@
 //! Cursor rules: inherited and repeated options, other scopes, other accounts, revoked
 //! keys, tampering at every position, idle and snapshot expiry.
 
-use std::time::Duration;
+use chrono::Duration;
 
 use serde_json::Value;
 
 use super::fixture::seed;
-use super::harness::{Api, Caller, Config, assert_error_body};
+use super::shapes::{Config, start};
+use crate::checks::assert_error_body;
+use crate::harness::{Caller, TestApp};
 
 const T: &str = "/api/v1/topics/100/posts";
 
-async fn first_cursor(api: &Api, caller: &Caller, url: &str) -> (Value, String) {
+async fn first_cursor(api: &TestApp, caller: &Caller, url: &str) -> (Value, String) {
     let page = api.ok(caller, url).await;
     let cursor = page["next_cursor"]
         .as_str()
@@ -21,7 +23,7 @@ async fn first_cursor(api: &Api, caller: &Caller, url: &str) -> (Value, String) 
 
 #[tokio::test(flavor = "multi_thread")]
 async fn options_beside_a_cursor_must_repeat_the_original_ones() {
-    let api = Api::start(Config::default()).await;
+    let api = start(Config::default()).await;
     seed(&api);
     let caller = api.caller(10_000);
     let (_, cursor) = first_cursor(&api, &caller, &format!("{T}?limit=7")).await;
@@ -109,7 +111,7 @@ async fn options_beside_a_cursor_must_repeat_the_original_ones() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_cursor_belongs_to_its_scope_and_its_account() {
-    let api = Api::start(Config::default()).await;
+    let api = start(Config::default()).await;
     seed(&api);
     let owner = api.caller(10_000);
     let stranger = api.caller(10_000);
@@ -132,12 +134,12 @@ async fn a_cursor_belongs_to_its_scope_and_its_account() {
     let second_key = api.key_for(owner.account);
     api.ok(&second_key, &format!("{T}?cursor={cursor}")).await;
     api.revoke(&owner);
-    let resp = api.get(&owner, &format!("{T}?cursor={cursor}")).await;
+    let resp = api.get_as(&owner, &format!("{T}?cursor={cursor}")).await;
     assert_eq!(resp.status, 401, "{}", resp.body);
     assert_error_body(&resp.body);
     assert_eq!(resp.charged, None);
     // And a revoked key's request for a garbage cursor is a 401 too, not a 400.
-    let resp = api.get(&owner, &format!("{T}?cursor=garbage")).await;
+    let resp = api.get_as(&owner, &format!("{T}?cursor=garbage")).await;
     assert_eq!(resp.status, 401, "{}", resp.body);
 }
 
@@ -145,7 +147,7 @@ const BASE64URL: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_cursor_changed_at_any_position_is_a_free_400() {
-    let api = Api::start(Config::default()).await;
+    let api = start(Config::default()).await;
     seed(&api);
     let caller = api.caller(100_000);
     // A cursor with every optional field present, so every payload byte is exercised.
@@ -168,7 +170,7 @@ async fn a_cursor_changed_at_any_position_is_a_free_400() {
             changed[at] = BASE64URL[(index + shift) % 64];
             let changed = String::from_utf8(changed).expect("ascii");
             let resp = api
-                .get(
+                .get_as(
                     &caller,
                     &format!("/api/v1/profiles/1/posts?cursor={changed}"),
                 )
@@ -192,7 +194,7 @@ async fn a_cursor_changed_at_any_position_is_a_free_400() {
             continue;
         }
         let resp = api
-            .get(
+            .get_as(
                 &caller,
                 &format!(
                     "/api/v1/profiles/1/posts?cursor={}",
@@ -219,7 +221,7 @@ async fn a_cursor_changed_at_any_position_is_a_free_400() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_idle_cursor_expires_with_a_free_410() {
-    let api = Api::start(Config {
+    let api = start(Config {
         idle: 1,
         snapshot: 3600,
         ..Config::default()
@@ -230,10 +232,10 @@ async fn an_idle_cursor_expires_with_a_free_410() {
     let stranger = api.caller(1_000);
     let (page, cursor) = first_cursor(&api, &caller, &format!("{T}?limit=5")).await;
     // cursor_expires_at is now + 1 s, well before the snapshot's hour.
-    let expires = super::harness::millis(page["cursor_expires_at"].as_str().unwrap());
-    let snapshot = super::harness::millis(page["snapshot_at"].as_str().unwrap());
+    let expires = super::shapes::millis(page["cursor_expires_at"].as_str().unwrap());
+    let snapshot = super::shapes::millis(page["snapshot_at"].as_str().unwrap());
     assert!(expires - snapshot <= 1_000 + 1_000, "idle bound applies");
-    tokio::time::sleep(Duration::from_millis(1_600)).await;
+    api.clock.advance(Duration::milliseconds(1_600));
     let error = api
         .fails(&caller, &format!("{T}?cursor={cursor}"), 410)
         .await;
@@ -244,7 +246,7 @@ async fn an_idle_cursor_expires_with_a_free_410() {
     // A cursor in use stays alive: each page restarts the idle clock.
     let (_, mut cursor) = first_cursor(&api, &caller, &format!("{T}?limit=5")).await;
     for _ in 0..3 {
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        api.clock.advance(Duration::milliseconds(300));
         let page = api.ok(&caller, &format!("{T}?cursor={cursor}")).await;
         cursor = page["next_cursor"].as_str().unwrap().to_owned();
     }
@@ -254,7 +256,7 @@ async fn an_idle_cursor_expires_with_a_free_410() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_old_snapshot_expires_with_a_free_410() {
-    let api = Api::start(Config {
+    let api = start(Config {
         idle: 60,
         snapshot: 1,
         ..Config::default()
@@ -263,16 +265,16 @@ async fn an_old_snapshot_expires_with_a_free_410() {
     seed(&api);
     let caller = api.caller(1_000);
     let (page, cursor) = first_cursor(&api, &caller, &format!("{T}?limit=5")).await;
-    let expires = super::harness::millis(page["cursor_expires_at"].as_str().unwrap());
-    let snapshot = super::harness::millis(page["snapshot_at"].as_str().unwrap());
+    let expires = super::shapes::millis(page["cursor_expires_at"].as_str().unwrap());
+    let snapshot = super::shapes::millis(page["snapshot_at"].as_str().unwrap());
     assert_eq!(expires, snapshot + 1_000, "the snapshot bound applies");
-    tokio::time::sleep(Duration::from_millis(1_600)).await;
+    api.clock.advance(Duration::milliseconds(1_600));
     let error = api
         .fails(&caller, &format!("{T}?cursor={cursor}"), 410)
         .await;
     assert!(error.contains("snapshot"), "{error}");
     // Both expired: the snapshot check comes first.
-    let api = Api::start(Config {
+    let api = start(Config {
         idle: 1,
         snapshot: 2,
         ..Config::default()
@@ -281,7 +283,7 @@ async fn an_old_snapshot_expires_with_a_free_410() {
     seed(&api);
     let caller = api.caller(1_000);
     let (_, cursor) = first_cursor(&api, &caller, &format!("{T}?limit=5")).await;
-    tokio::time::sleep(Duration::from_millis(2_600)).await;
+    api.clock.advance(Duration::milliseconds(2_600));
     let error = api
         .fails(&caller, &format!("{T}?cursor={cursor}"), 410)
         .await;
@@ -290,8 +292,8 @@ async fn an_old_snapshot_expires_with_a_free_410() {
     let (_, mut cursor) = first_cursor(&api, &caller, &format!("{T}?limit=1")).await;
     let mut status = 200;
     for _ in 0..10 {
-        tokio::time::sleep(Duration::from_millis(700)).await;
-        let resp = api.get(&caller, &format!("{T}?cursor={cursor}")).await;
+        api.clock.advance(Duration::milliseconds(700));
+        let resp = api.get_as(&caller, &format!("{T}?cursor={cursor}")).await;
         status = resp.status;
         if status != 200 {
             assert_error_body(&resp.body);

@@ -4,10 +4,12 @@
 //! every page.
 
 use chrono::{FixedOffset, SecondsFormat, TimeZone};
+use forumdex_api::Clock as _;
 use serde_json::{Value, json};
 
-use super::harness::{Api, Caller, assert_post_list, millis};
 use super::model::{Oracle, line, ms, post};
+use super::shapes::{assert_post_list, millis};
+use crate::harness::{Caller, TestApp};
 
 /// Posts in the big topic.
 pub const BIG: i64 = 300;
@@ -168,7 +170,7 @@ pub fn batches() -> (Vec<String>, Vec<String>) {
 }
 
 /// Imports [`batches`] and returns the oracle.
-pub fn seed(api: &Api) -> Oracle {
+pub fn seed(api: &TestApp) -> Oracle {
     let (first, second) = batches();
     let mut oracle = Oracle::default();
     oracle.add(&first, api.import(&first));
@@ -205,7 +207,13 @@ pub struct Walk {
 
 /// Pages through `path?query` (then the cursor alone) until `next_cursor` is null,
 /// checking every page and its charge.
-pub async fn walk(api: &Api, caller: &Caller, path: &str, query: &str, expect: &Expect) -> Walk {
+pub async fn walk(
+    api: &TestApp,
+    caller: &Caller,
+    path: &str,
+    query: &str,
+    expect: &Expect,
+) -> Walk {
     let mut posts = Vec::new();
     let mut pages = Vec::new();
     let mut next = if query.is_empty() {
@@ -216,9 +224,9 @@ pub async fn walk(api: &Api, caller: &Caller, path: &str, query: &str, expect: &
     let mut snapshot_at: Option<String> = None;
     let before_walk = api.balance(caller);
     loop {
-        let before = chrono::Utc::now().timestamp_millis();
+        let before = api.clock.now_millis().0;
         let page = api.ok(caller, &next).await;
-        let after = chrono::Utc::now().timestamp_millis();
+        let after = api.clock.now_millis().0;
         assert_post_list(&page);
         assert_eq!(page["scope"], expect.scope, "{next}");
         assert_eq!(page["order"], expect.order, "{next}");
@@ -240,8 +248,8 @@ pub async fn walk(api: &Api, caller: &Caller, path: &str, query: &str, expect: &
             Some(first) => assert_eq!(first, &snap, "snapshot_at constant across the walk"),
         }
         let snap_ms = millis(&snap);
-        let life = api.config.snapshot as i64 * 1000;
-        let idle = api.config.idle as i64 * 1000;
+        let life = api.app.settings.snapshot_seconds as i64 * 1000;
+        let idle = api.app.settings.cursor_idle_seconds as i64 * 1000;
         let expires = millis(page["cursor_expires_at"].as_str().expect("expires"));
         let low = (before + idle).min(snap_ms + life);
         let high = (after + idle).min(snap_ms + life);

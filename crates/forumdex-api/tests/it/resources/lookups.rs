@@ -3,11 +3,12 @@
 
 use serde_json::{Value, json};
 
-use super::harness::{Api, Config, FORUM, assert_post, assert_profile, assert_topic};
 use super::model::{Oracle, line, post};
+use super::shapes::{Config, FORUM, assert_post, assert_profile, assert_topic, start};
+use crate::harness::TestApp;
 
 /// The hand-made corpus of the lookup tests, imported in two batches.
-fn seed(api: &Api) -> Oracle {
+fn seed(api: &TestApp) -> Oracle {
     let at = "2024-03-01T12:00:00Z";
     let mut first = vec![
         json!({"kind":"board","board_id":1,"name":"Bitcoin Discussion","observed_at":at}),
@@ -95,7 +96,7 @@ fn seed(api: &Api) -> Oracle {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn posts_topics_and_profiles_match_the_contract_field_by_field() {
-    let api = Api::start(Config::default()).await;
+    let api = start(Config::default()).await;
     let oracle = seed(&api);
     let caller = api.caller(1_000);
 
@@ -122,7 +123,7 @@ async fn posts_topics_and_profiles_match_the_contract_field_by_field() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn derived_values_match_hand_computed_ones() {
-    let api = Api::start(Config::default()).await;
+    let api = start(Config::default()).await;
     seed(&api);
     let caller = api.caller(1_000);
 
@@ -276,7 +277,7 @@ async fn derived_values_match_hand_computed_ones() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn unknown_malformed_and_parameterised_lookups_are_refused_free() {
-    let api = Api::start(Config::default()).await;
+    let api = start(Config::default()).await;
     seed(&api);
     let caller = api.caller(1_000);
     for kind in ["posts", "topics", "profiles"] {

@@ -5,7 +5,7 @@
 mod collections;
 mod cursors;
 mod fixture;
-mod harness;
 mod lookups;
 mod model;
+mod shapes;
 mod validation;

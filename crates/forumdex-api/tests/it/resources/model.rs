@@ -9,7 +9,7 @@ use forumdex_corpus::Millis;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::harness::FORUM;
+use super::shapes::FORUM;
 
 /// Milliseconds of an RFC 3339 date-time.
 pub fn ms(text: &str) -> i64 {

@@ -1,14 +1,14 @@
 //! The collection endpoints' 400 rules, each refused before any charge.
 
 use super::fixture::seed;
-use super::harness::{Api, Config};
+use super::shapes::{Config, start};
 
 const T: &str = "/api/v1/topics/100/posts";
 const P: &str = "/api/v1/profiles/1/posts";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_invalid_option_is_a_free_400() {
-    let api = Api::start(Config::default()).await;
+    let api = start(Config::default()).await;
     seed(&api);
     let caller = api.caller(1_000);
     let long_cursor = format!("cursor={}", "A".repeat(4097));
@@ -104,7 +104,7 @@ async fn every_invalid_option_is_a_free_400() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn dates_normalise_to_four_digit_utc_years_or_are_refused() {
-    let api = Api::start(Config::default()).await;
+    let api = start(Config::default()).await;
     seed(&api);
     let caller = api.caller(1_000);
     // An offset may push a valid local date out of the years RFC 3339 can write in UTC.
@@ -133,6 +133,6 @@ async fn dates_normalise_to_four_digit_utc_years_or_are_refused() {
     ] {
         let page = api.ok(&caller, &format!("{T}?{query}&limit=1")).await;
         assert_eq!(page["filters"][name], echo, "{query}");
-        super::harness::assert_post_list(&page);
+        super::shapes::assert_post_list(&page);
     }
 }

@@ -1,14 +1,12 @@
-//! A real server on 127.0.0.1 (port 0) over a temporary data folder, the stores it shares
-//! with the test (corpus seeding, accounts and keys), an HTTP client, and shape checks of
-//! the contract's resources.
+//! The resource tests' settings ([`Config`], [`start`] on the one harness) and shape checks
+//! of the contract's resources.
 
 use std::collections::BTreeSet;
 
-use chrono::{DateTime, Utc};
-use forumdex_accounts::{AccountId, AccountStore, Email, KeyId, NewKey, SqliteAccountStore};
-use forumdex_api::{Server, Settings};
-use forumdex_corpus::{CorpusWrite, Millis, Observation, SqliteCorpusStore};
+use chrono::DateTime;
 use serde_json::Value;
+
+use crate::harness::TestApp;
 
 /// The forum address the test servers are configured with.
 pub const FORUM: &str = "https://forum.example";
@@ -34,209 +32,17 @@ impl Default for Config {
     }
 }
 
-/// A running server and the stores of its data folder.
-pub struct Api {
-    /// `http://127.0.0.1:<port>`.
-    pub base: String,
-    /// The corpus the server reads (the test writes it).
-    pub corpus: SqliteCorpusStore,
-    /// The accounts the server charges.
-    pub accounts: SqliteAccountStore,
-    /// The effective settings.
-    pub config: Config,
-    client: reqwest::Client,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    // Dropped last: the folder outlives the server's use of it.
-    _dir: tempfile::TempDir,
-}
-
-/// A paying caller: its account and one key.
-#[derive(Debug, Clone)]
-pub struct Caller {
-    /// The account charged.
-    pub account: AccountId,
-    /// The key's public id.
-    pub key_id: KeyId,
-    /// The secret sent as `Authorization: Bearer`.
-    pub secret: String,
-}
-
-/// One HTTP answer, parsed.
-#[derive(Debug, Clone)]
-pub struct Resp {
-    /// Status code.
-    pub status: u16,
-    /// The JSON body.
-    pub body: Value,
-    /// `X-Credits-Charged`.
-    pub charged: Option<String>,
-    /// `X-Credits-Remaining`.
-    pub remaining: Option<u64>,
-}
-
-impl Api {
-    /// Starts a server with `config` over a fresh folder (corpus empty).
-    pub async fn start(config: Config) -> Self {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let file = dir.path().join("forumdex.toml");
-        std::fs::write(
-            &file,
-            format!(
-                "forum_url = \"{FORUM}/\"\ncursor_idle_seconds = {}\nsnapshot_seconds = {}\nrate_limit_per_minute = {}\n",
-                config.idle, config.snapshot, config.rate
-            ),
-        )
-        .expect("write settings");
-        let settings = Settings::load(Some(&file), vec![], &[("listen", "127.0.0.1:0".to_owned())])
-            .expect("settings");
-        let data = dir.path().join("data");
-        let server = Server::build(settings, &data).await.expect("server builds");
-        let base = format!("http://{}", server.local_addr());
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        tokio::spawn(async move {
-            server
-                .run_until_stopped(async {
-                    let _ = stopped.await;
-                })
-                .await
-                .expect("server runs");
-        });
-        let corpus = SqliteCorpusStore::open(&data).expect("corpus");
-        let accounts = SqliteAccountStore::open_in(&data).expect("accounts");
-        Self {
-            base,
-            corpus,
-            accounts,
-            config,
-            client: reqwest::Client::new(),
-            stop: Some(stop),
-            _dir: dir,
-        }
-    }
-
-    /// Imports corpus lines as one batch at the current time; returns that time (the
-    /// `indexed_at` of the versions the batch made canonical).
-    pub fn import(&self, lines: &[String]) -> Millis {
-        let observations: Vec<Observation> = lines
-            .iter()
-            .map(|line| Observation::parse_line(line.as_bytes()).expect("fixture line parses"))
-            .collect();
-        let now = Millis::now();
-        tokio::task::block_in_place(|| self.corpus.import_batch(&observations, now))
-            .expect("import");
-        now
-    }
-
-    /// A new account holding `credits`, with one unrestricted key.
-    pub fn caller(&self, credits: u64) -> Caller {
-        let email = Email::parse("dev@example.com").expect("email");
-        let account = self
-            .accounts
-            .create_account(&email, credits, Utc::now())
-            .expect("account");
-        self.key_for(account)
-    }
-
-    /// Another key of `account`.
-    pub fn key_for(&self, account: AccountId) -> Caller {
-        let created = self
-            .accounts
-            .create_key(account, &NewKey::default(), Utc::now())
-            .expect("key");
-        Caller {
-            account,
-            key_id: created.info.key_id.clone(),
-            secret: created.secret.expose_secret().to_owned(),
-        }
-    }
-
-    /// Revokes the caller's key.
-    pub fn revoke(&self, caller: &Caller) {
-        self.accounts
-            .revoke_key(&caller.key_id, Utc::now())
-            .expect("revoke");
-    }
-
-    /// The account's balance.
-    pub fn balance(&self, caller: &Caller) -> u64 {
-        self.accounts.balance(caller.account).expect("balance")
-    }
-
-    /// `GET {base}{path_and_query}` with the caller's key.
-    pub async fn get(&self, caller: &Caller, path_and_query: &str) -> Resp {
-        let response = self
-            .client
-            .get(format!("{}{path_and_query}", self.base))
-            .bearer_auth(&caller.secret)
-            .send()
-            .await
-            .expect("request sent");
-        let status = response.status().as_u16();
-        let header = |name: &str| {
-            response
-                .headers()
-                .get(name)
-                .map(|v| v.to_str().expect("ascii header").to_owned())
-        };
-        let charged = header("x-credits-charged");
-        let remaining = header("x-credits-remaining").map(|v| v.parse().expect("integer"));
-        let text = response.text().await.expect("body");
-        let body = serde_json::from_str(&text)
-            .unwrap_or_else(|err| panic!("{path_and_query}: body is not JSON ({err}): {text}"));
-        crate::helpers::assert_documented_response(path_and_query, status, &body);
-        Resp {
-            status,
-            body,
-            charged,
-            remaining,
-        }
-    }
-
-    /// A GET that must succeed: 200, one credit charged, `X-Credits-Remaining` equal to the
-    /// balance afterwards and one less than before.
-    pub async fn ok(&self, caller: &Caller, path_and_query: &str) -> Value {
-        let before = self.balance(caller);
-        let resp = self.get(caller, path_and_query).await;
-        assert_eq!(resp.status, 200, "{path_and_query}: {}", resp.body);
-        assert_eq!(resp.charged.as_deref(), Some("1"), "{path_and_query}");
-        let after = self.balance(caller);
-        assert_eq!(after + 1, before, "{path_and_query}: one credit per 200");
-        assert_eq!(resp.remaining, Some(after), "{path_and_query}");
-        resp.body
-    }
-
-    /// A GET that must fail with `status`, the contract's error body, and no charge.
-    pub async fn fails(&self, caller: &Caller, path_and_query: &str, status: u16) -> String {
-        let before = self.balance(caller);
-        let resp = self.get(caller, path_and_query).await;
-        assert_eq!(resp.status, status, "{path_and_query}: {}", resp.body);
-        assert_error_body(&resp.body);
-        assert_eq!(resp.charged, None, "{path_and_query}: no charge header");
-        assert_eq!(
-            self.balance(caller),
-            before,
-            "{path_and_query}: not charged"
-        );
-        resp.body["error"].as_str().expect("error text").to_owned()
-    }
-}
-
-impl Drop for Api {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-    }
-}
-
-/// The error body: `error` text, a uuid `requestId`, `creditsCharged` 0.
-pub fn assert_error_body(body: &Value) {
-    let error = body["error"].as_str().expect("error is a string");
-    assert!(!error.is_empty(), "{body}");
-    let request_id = body["requestId"].as_str().expect("requestId");
-    assert!(uuid::Uuid::parse_str(request_id).is_ok(), "{body}");
-    assert_eq!(body["creditsCharged"], 0, "{body}");
-    crate::helpers::assert_matches_schema(body, "Error");
+/// An in-process app with `config` over an empty corpus (the tests import their own).
+pub async fn start(config: Config) -> TestApp {
+    let toml = format!(
+        "forum_url = \"{FORUM}/\"\ncursor_idle_seconds = {}\nsnapshot_seconds = {}\nrate_limit_per_minute = {}\n",
+        config.idle, config.snapshot, config.rate
+    );
+    TestApp::builder()
+        .empty_corpus()
+        .config(&toml)
+        .start()
+        .await
 }
 
 /// Whether `text` matches `^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`.
