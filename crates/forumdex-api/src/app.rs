@@ -67,7 +67,7 @@ impl App {
             settings,
             corpus: corpus.read,
             accounts,
-            rate_limiter: storage.rate_limiter(),
+            rate_limiter: storage.rate_limiter()?,
             cursor_secret,
             metrics: Metrics::default(),
             links,

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use forumdex_storage::{Storage, StorageKind, StorageSettings};
+use forumdex_storage::{RateLimiterKind, Storage, StorageKind, StorageSettings};
 use ipnet::IpNet;
 use serde::{Deserialize, Deserializer};
 
@@ -63,6 +63,24 @@ pub struct Settings {
     /// `{data}/cursor-secret`.
     #[serde(default)]
     pub cursor_secret_file: Option<PathBuf>,
+    /// `local` (per process) or `redis` (shared by every node, at `redis_url`). Default
+    /// `local`.
+    #[serde(default)]
+    pub rate_limiter: RateLimiterSetting,
+    /// The Redis server of `rate_limiter = "redis"` (`redis://host:port/db`). Default none.
+    #[serde(default)]
+    pub redis_url: Option<String>,
+}
+
+/// The values of the setting `rate_limiter`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RateLimiterSetting {
+    /// In the process.
+    #[default]
+    Local,
+    /// On Redis (`redis_url`).
+    Redis,
 }
 
 fn default_listen() -> SocketAddr {
@@ -132,6 +150,8 @@ const NAMES: &[(&str, bool)] = &[
     ("max_concurrent_requests", true),
     ("storage", false),
     ("cursor_secret_file", false),
+    ("rate_limiter", false),
+    ("redis_url", false),
 ];
 
 impl Default for Settings {
@@ -218,6 +238,17 @@ impl Settings {
         {
             bail!("cursor_secret_file must name a file");
         }
+        match (settings.rate_limiter, &settings.redis_url) {
+            (RateLimiterSetting::Redis, None) => {
+                bail!("rate_limiter = \"redis\" needs redis_url (redis://host:port/db)")
+            }
+            (RateLimiterSetting::Redis, Some(url))
+                if !(url.starts_with("redis://") || url.starts_with("rediss://")) =>
+            {
+                bail!("redis_url must be a redis:// or rediss:// URL, got {url:?}")
+            }
+            _ => {}
+        }
         Ok(settings)
     }
 
@@ -255,8 +286,13 @@ impl Settings {
     /// backends from.
     pub fn storage_settings(&self, data_dir: &Path) -> StorageSettings {
         let defaults = StorageSettings::embedded(data_dir);
+        let rate_limiter = match (self.rate_limiter, &self.redis_url) {
+            (RateLimiterSetting::Redis, Some(url)) => RateLimiterKind::Redis { url: url.clone() },
+            _ => RateLimiterKind::Local,
+        };
         StorageSettings {
             kind: self.storage,
+            rate_limiter,
             cursor_secret_file: self
                 .cursor_secret_file
                 .clone()
@@ -365,6 +401,24 @@ mod tests {
             Path::new("/etc/forumdex/cursor-secret")
         );
         assert_eq!(settings.data_dir, data);
+        assert_eq!(settings.rate_limiter, RateLimiterKind::Local);
+
+        let env = vec![
+            ("FORUMDEX_RATE_LIMITER".to_owned(), "redis".to_owned()),
+            (
+                "FORUMDEX_REDIS_URL".to_owned(),
+                "redis://127.0.0.1:6379/2".to_owned(),
+            ),
+        ];
+        let settings = Settings::load(None, env, &[])
+            .unwrap()
+            .storage_settings(data);
+        assert_eq!(
+            settings.rate_limiter,
+            RateLimiterKind::Redis {
+                url: "redis://127.0.0.1:6379/2".to_owned()
+            }
+        );
     }
 
     #[test]
@@ -412,6 +466,8 @@ mod tests {
             ("FORUMDEX_TLS_CERT", "/x.pem", "tls_key"),
             ("FORUMDEX_STORAGE", "cloud", "storage"),
             ("FORUMDEX_CURSOR_SECRET_FILE", "", "cursor_secret_file"),
+            ("FORUMDEX_RATE_LIMITER", "redis", "redis_url"),
+            ("FORUMDEX_RATE_LIMITER", "memcached", "rate_limiter"),
         ] {
             let err = format!("{:#}", Settings::load(None, env(k, v), &[]).unwrap_err());
             assert!(err.contains(needle), "{k}={v}: {err}");

@@ -2,7 +2,8 @@
 //!
 //! The server and every CLI command ask [`Storage`] for the parts they need: the corpus
 //! (split into its read, write and maintenance sides), the account store, the image
-//! objects, the rate limiter and the cursor secret. Which implementation each part gets is
+//! objects, the rate limiter (in the process, or on Redis for several nodes) and the cursor
+//! secret. Which implementation each part gets is
 //! decided here from [`StorageSettings`]; callers only ever see the traits. The only kind
 //! today is [`StorageKind::Embedded`] (everything in the data folder); a new backend is a
 //! new kind, built here (ARCHITECTURE.md "Adding a backend").
@@ -14,6 +15,7 @@ use anyhow::Context;
 use forumdex_accounts::{AccountStore, InMemoryRateLimiter, RateLimiter, SqliteAccountStore};
 use forumdex_corpus::{CorpusMaintenance, CorpusRead, CorpusWrite, SqliteCorpusStore};
 use forumdex_images::{ImageObjects, LocalImageObjects};
+use forumdex_redis::RedisRateLimiter;
 use serde::Deserialize;
 
 mod secret;
@@ -30,6 +32,19 @@ pub enum StorageKind {
     Embedded,
 }
 
+/// Which rate limiter the nodes use (setting `rate_limiter`, with `redis_url`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum RateLimiterKind {
+    /// In the process: exact per node (the embedded default).
+    #[default]
+    Local,
+    /// On the Redis server at this URL: exact across every node that shares it.
+    Redis {
+        /// `redis://host:port/db`.
+        url: String,
+    },
+}
+
 /// The storage settings of a deployment, resolved against its data folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StorageSettings {
@@ -41,6 +56,8 @@ pub struct StorageSettings {
     /// The cursor HMAC key file (setting `cursor_secret_file`; default
     /// `{data_dir}/cursor-secret`). Every node of one deployment uses the same.
     pub cursor_secret_file: PathBuf,
+    /// The rate limiter.
+    pub rate_limiter: RateLimiterKind,
 }
 
 impl StorageSettings {
@@ -50,6 +67,7 @@ impl StorageSettings {
         Self {
             kind: StorageKind::Embedded,
             cursor_secret_file: data_dir.join(CURSOR_SECRET_FILE),
+            rate_limiter: RateLimiterKind::Local,
             data_dir,
         }
     }
@@ -131,11 +149,16 @@ impl Storage {
         }
     }
 
-    /// The per-key rate limiter.
-    pub fn rate_limiter(&self) -> Arc<dyn RateLimiter> {
-        match self.settings.kind {
-            StorageKind::Embedded => Arc::new(InMemoryRateLimiter::new()),
-        }
+    /// The per-key rate limiter. A Redis one connects at its first check, so this fails
+    /// only on a malformed URL.
+    pub fn rate_limiter(&self) -> anyhow::Result<Arc<dyn RateLimiter>> {
+        Ok(match &self.settings.rate_limiter {
+            RateLimiterKind::Local => Arc::new(InMemoryRateLimiter::new()),
+            RateLimiterKind::Redis { url } => Arc::new(
+                RedisRateLimiter::new(url, RedisRateLimiter::DEFAULT_PREFIX)
+                    .context("invalid redis_url")?,
+            ),
+        })
     }
 
     /// The 32-byte cursor secret from `cursor_secret_file`, created there (hex, owner-only)

@@ -215,7 +215,7 @@ pub fn settings(dir: &Path, listen: &str, toml: &str) -> Settings {
 
 /// Imports `lines` as one batch into the corpus of `dir` at `now`, as `forumdex import`
 /// would; returns the batch's sequence (`None`: nothing new).
-fn import_into(dir: &Path, lines: &[String], now: Millis) -> Option<i64> {
+pub fn import_into(dir: &Path, lines: &[String], now: Millis) -> Option<i64> {
     let store = SqliteCorpusStore::open(dir).expect("open corpus");
     import_batch(&store, lines, now)
 }

@@ -15,4 +15,5 @@ mod ops;
 mod race;
 mod resources;
 mod search;
+mod shared_limits;
 mod tls;
