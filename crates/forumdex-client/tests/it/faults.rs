@@ -6,7 +6,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use forumdex_client::{Client, Error, ForumId};
+use forumdex_client::{
+    Client, Error, ForumId, Limit, MAX_CONSECUTIVE_RESTARTS, PageOptions, TopicPostsOptions,
+    WalkStats,
+};
+use futures_util::StreamExt;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -27,6 +31,7 @@ enum Reply {
 struct FakeServer {
     base_url: String,
     requests: Arc<AtomicUsize>,
+    targets: Arc<Mutex<Vec<String>>>,
 }
 
 impl FakeServer {
@@ -36,6 +41,8 @@ impl FakeServer {
         let requests = Arc::new(AtomicUsize::new(0));
         let counter = Arc::clone(&requests);
         let script = Arc::new(Mutex::new(script));
+        let targets = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::clone(&targets);
         tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
                 let reply = {
@@ -47,10 +54,19 @@ impl FakeServer {
                     }
                 };
                 counter.fetch_add(1, Ordering::SeqCst);
-                tokio::spawn(serve(stream, reply));
+                tokio::spawn(serve(stream, reply, Arc::clone(&seen)));
             }
         });
-        Self { base_url, requests }
+        Self {
+            base_url,
+            requests,
+            targets,
+        }
+    }
+
+    /// The request targets (path and query) received, in order.
+    fn targets(&self) -> Vec<String> {
+        self.targets.lock().expect("not poisoned").clone()
     }
 
     fn requests(&self) -> usize {
@@ -71,7 +87,7 @@ impl FakeServer {
     }
 }
 
-async fn serve(mut stream: TcpStream, reply: Reply) {
+async fn serve(mut stream: TcpStream, reply: Reply, targets: Arc<Mutex<Vec<String>>>) {
     let mut request = Vec::new();
     let mut buffer = [0u8; 1024];
     while !request.windows(4).any(|w| w == b"\r\n\r\n") {
@@ -80,11 +96,20 @@ async fn serve(mut stream: TcpStream, reply: Reply) {
             Ok(n) => request.extend_from_slice(&buffer[..n]),
         }
     }
+    let head = String::from_utf8_lossy(&request);
+    let target = head.split(' ').nth(1).unwrap_or_default().to_owned();
+    targets.lock().expect("not poisoned").push(target);
     match reply {
         Reply::Status(status, body) => {
+            let charged = if status == 200 {
+                "x-credits-charged: 1\r\n"
+            } else {
+                ""
+            };
             let head = format!(
                 "HTTP/1.1 {status} Whatever\r\ncontent-type: application/json\r\n\
-                 content-length: {}\r\nx-request-id: fake-{status}\r\nconnection: close\r\n\r\n",
+                 content-length: {}\r\nx-request-id: fake-{status}\r\n{charged}\
+                 connection: close\r\n\r\n",
                 body.len()
             );
             let _ = stream.write_all(head.as_bytes()).await;
@@ -110,15 +135,31 @@ fn unavailable() -> Reply {
 
 /// A post as the contract describes it.
 fn post_body() -> String {
+    post(7).to_string()
+}
+
+fn post(id: i64) -> serde_json::Value {
     serde_json::json!({
-        "object": "post", "post_id": 7, "topic_id": 2, "post_number": 0, "is_op": true,
+        "object": "post", "post_id": id, "topic_id": 2, "post_number": 0, "is_op": true,
         "title": "Hello", "author": {"profile_id": 1, "username": "a", "url": null},
         "board": {"board_id": null, "name": "Unknown"}, "language": "en",
         "posted_at": "2024-03-01T12:00:00.000Z", "url": "https://forum/p/7",
         "topic_url": "https://forum/t/2", "content_html": "hi", "indexed_at": null,
         "merit": {"total": 0, "distinct_senders": 0, "transactions": 0, "observed_at": null}
     })
-    .to_string()
+}
+
+/// A collection page of topic 2 holding `ids`, continued by `next`.
+fn page(ids: &[i64], next: Option<&str>) -> Reply {
+    let data: Vec<serde_json::Value> = ids.iter().map(|&id| post(id)).collect();
+    let body = serde_json::json!({
+        "object": "post_list", "scope": {"type": "topic", "id": 2}, "order": "asc", "limit": 2,
+        "filters": {"date_from": null, "date_to": null, "board_id": null, "author_uid": null,
+            "topic_id": null},
+        "snapshot_at": "2024-03-01T12:00:00.000Z", "cursor_expires_at": "2024-03-01T12:05:00.000Z",
+        "has_more": next.is_some(), "next_cursor": next, "data": data,
+    });
+    Reply::Status(200, body.to_string())
 }
 
 fn id() -> ForumId {
@@ -205,4 +246,75 @@ async fn a_429_without_waiting_is_returned_at_once() {
     assert!(matches!(err, Error::RateLimited { .. }), "{err:?}");
     assert_eq!(server.requests(), 1);
     assert_eq!(clock.count(), 0);
+}
+
+#[tokio::test]
+async fn a_walk_passes_empty_pages_and_restarts_on_410_without_repeating_a_post() {
+    let gone = r#"{"error":"cursor expired","creditsCharged":0}"#.to_owned();
+    let server = FakeServer::start(vec![
+        page(&[1], Some("c1")),
+        // An empty page with a cursor: the walk goes on.
+        page(&[], Some("c2")),
+        Reply::Status(410, gone),
+        // The new snapshot holds a post (0) the first did not, before the one already seen.
+        page(&[0, 1], Some("d1")),
+        page(&[2], None),
+    ])
+    .await;
+    let (client, clock) = server.client(3);
+    let options = TopicPostsOptions {
+        page: PageOptions {
+            limit: Some(Limit::new(2).expect("valid")),
+            ..PageOptions::default()
+        },
+        ..TopicPostsOptions::default()
+    };
+    let mut walk = client.walk_topic_posts(ForumId::new(2).expect("valid"), &options);
+    let mut ids = Vec::new();
+    while let Some(post) = walk.next().await {
+        ids.push(post.expect("a post").summary.post_id);
+    }
+    assert_eq!(
+        ids,
+        [1, 0, 2],
+        "each post once, the new one when its page came"
+    );
+    assert_eq!(
+        walk.stats(),
+        WalkStats {
+            pages: 4,
+            credits: 4,
+            restarts: 1,
+            posts: 3,
+        }
+    );
+    assert_eq!(
+        server.targets(),
+        [
+            "/api/v1/topics/2/posts?limit=2",
+            "/api/v1/topics/2/posts?cursor=c1",
+            "/api/v1/topics/2/posts?cursor=c2",
+            "/api/v1/topics/2/posts?limit=2",
+            "/api/v1/topics/2/posts?cursor=d1",
+        ],
+        "options with the first request only, then the cursors as given"
+    );
+    assert_eq!(clock.count(), 0, "a 410 is restarted at once, not retried");
+}
+
+#[tokio::test]
+async fn a_walk_gives_up_after_repeated_410s() {
+    let gone = r#"{"error":"cursor expired","creditsCharged":0}"#.to_owned();
+    let server = FakeServer::start(vec![Reply::Status(410, gone)]).await;
+    let (client, _) = server.client(3);
+    let mut walk = client.walk_topic_posts(ForumId::new(2).expect("valid"), &Default::default());
+    let err = walk
+        .next()
+        .await
+        .expect("an item")
+        .expect_err("410 for ever");
+    assert!(matches!(err, Error::Gone(_)), "{err:?}");
+    assert!(walk.next().await.is_none(), "the error ends the walk");
+    assert_eq!(server.requests(), 1 + MAX_CONSECUTIVE_RESTARTS as usize);
+    assert_eq!(walk.stats().restarts, u64::from(MAX_CONSECUTIVE_RESTARTS));
 }

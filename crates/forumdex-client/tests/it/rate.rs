@@ -15,7 +15,13 @@ fn post_id() -> ForumId {
 async fn a_waiting_client_never_sees_a_429() {
     let server = TestServer::start("rate_limit_per_minute = 3\n").await;
     let (account, _, key) = server.key(100, &[]);
-    let client = server.client(&key);
+    // No retries: a 429 would reach the caller, so every success below is a wait before
+    // the request (remaining 0 -> sleep until the reset), not a 429 retried.
+    let client = server
+        .client_builder(&key)
+        .max_retries(0)
+        .build()
+        .expect("client builds");
     let start: SystemTime = forumdex_api::Clock::now(&*server.clock).into();
     for _ in 0..10 {
         client
@@ -69,5 +75,10 @@ async fn a_429_is_waited_out_and_retried_or_returned_when_waiting_is_off() {
         .post(post_id())
         .await
         .expect("the 429 is waited out and retried");
+    let after: SystemTime = forumdex_api::Clock::now(&*server.clock).into();
+    assert!(
+        reset_at.is_some_and(|at| after >= at),
+        "the patient client waited (on the server's clock) for the reset"
+    );
     assert_eq!(server.accounts_balance(account), 96, "the 429 cost nothing");
 }
