@@ -165,9 +165,7 @@ fn connect(path: &Path) -> Result<Connection, AccountError> {
     }
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(AccountError::storage)?;
-    let mode: String = conn
-        .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
-        .map_err(AccountError::storage)?;
+    let mode = forumdex_sqlite::enable_wal(&conn, BUSY_TIMEOUT).map_err(AccountError::storage)?;
     if !mode.eq_ignore_ascii_case("wal") {
         tracing::warn!(journal_mode = %mode, "accounts database is not in WAL mode");
     }

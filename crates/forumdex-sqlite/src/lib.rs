@@ -9,8 +9,9 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
-use rusqlite::Connection;
+use rusqlite::{Connection, ErrorCode};
 
 /// Opens a connection to the database at a path, configured for its store.
 pub type Connect<E> = fn(&Path) -> Result<Connection, E>;
@@ -79,6 +80,27 @@ impl<E> Pool<E> {
     }
 }
 
+/// Puts the database in WAL mode (a no-op when it is already) and returns the journal mode
+/// it is in. Switching to WAL takes a lock for which SQLite does not call the busy handler,
+/// so when several connections open a new database at once one of them may be told "busy":
+/// this retries for up to `timeout`, as the busy handler would.
+pub fn enable_wal(conn: &Connection, timeout: Duration) -> rusqlite::Result<String> {
+    let started = Instant::now();
+    loop {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |row| {
+            row.get::<_, String>(0)
+        }) {
+            Err(err)
+                if err.sqlite_error_code() == Some(ErrorCode::DatabaseBusy)
+                    && started.elapsed() < timeout =>
+            {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            outcome => return outcome,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,6 +121,21 @@ mod tests {
         pool.with(|conn| conn.execute_batch("CREATE TABLE t (x)"))
             .expect("work");
         assert_eq!(pool.idle_count(), 1);
+    }
+
+    #[test]
+    fn many_connections_switch_a_new_database_to_wal_at_once() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("t.sqlite");
+        std::thread::scope(|scope| {
+            for _ in 0..8 {
+                scope.spawn(|| {
+                    let conn = Connection::open(&path).expect("open");
+                    let mode = enable_wal(&conn, Duration::from_secs(10)).expect("wal");
+                    assert_eq!(mode, "wal");
+                });
+            }
+        });
     }
 
     #[test]

@@ -109,9 +109,9 @@ fn connect(path: &Path) -> Result<Connection, StoreError> {
         | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(path, flags).map_err(map_err)?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(map_err)?;
+    forumdex_sqlite::enable_wal(&conn, BUSY_TIMEOUT).map_err(map_err)?;
     conn.execute_batch(
-        "PRAGMA journal_mode = WAL;
-         PRAGMA synchronous = NORMAL;
+        "PRAGMA synchronous = NORMAL;
          PRAGMA cache_size = -65536;
          PRAGMA temp_store = MEMORY;",
     )
