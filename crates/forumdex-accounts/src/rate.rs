@@ -34,6 +34,30 @@ pub struct RateDecision {
     pub reset_at_unix_secs: i64,
 }
 
+impl RateDecision {
+    /// The decision of a sliding log of `limit` at `now_ms` (Unix ms): whether the request
+    /// was admitted, how many admitted requests the window holds now (`used`, the request
+    /// included when admitted) and the oldest of them. Every backend builds its decision
+    /// here, so the `X-RateLimit-*` headers mean the same whichever answers.
+    pub fn from_log(
+        allowed: bool,
+        limit: u32,
+        used: usize,
+        oldest_ms: Option<i64>,
+        now_ms: i64,
+    ) -> Self {
+        let used = u32::try_from(used).unwrap_or(u32::MAX);
+        Self {
+            allowed,
+            limit,
+            remaining: limit.saturating_sub(used),
+            reset_at_unix_secs: ceil_secs(
+                oldest_ms.map_or(now_ms, |oldest| oldest + WINDOW_MILLIS),
+            ),
+        }
+    }
+}
+
 /// A failure of a shared rate-limit backend (the in-memory one never fails).
 #[derive(Debug, thiserror::Error)]
 #[error("rate limiter failed: {0}")]
@@ -126,18 +150,11 @@ impl RateLimiter for InMemoryRateLimiter {
             let at = log.partition_point(|&t| t <= now_ms);
             log.insert(at, now_ms);
         }
-        let used = u32::try_from(log.len()).unwrap_or(u32::MAX);
-        let reset_at_unix_secs = log.front().map_or(ceil_secs(now_ms), |&oldest| {
-            ceil_secs(oldest + WINDOW_MILLIS)
-        });
+        let decision =
+            RateDecision::from_log(allowed, limit, log.len(), log.front().copied(), now_ms);
         if log.is_empty() {
             state.logs.remove(key);
         }
-        Ok(RateDecision {
-            allowed,
-            limit,
-            remaining: limit.saturating_sub(used),
-            reset_at_unix_secs,
-        })
+        Ok(decision)
     }
 }

@@ -101,11 +101,6 @@ impl RedisRateLimiter {
     }
 }
 
-/// Unix seconds at or after `millis` (ceiling division).
-fn ceil_secs(millis: i64) -> i64 {
-    millis.div_euclid(1000) + i64::from(millis.rem_euclid(1000) != 0)
-}
-
 #[async_trait::async_trait]
 impl RateLimiter for RedisRateLimiter {
     async fn check(
@@ -127,17 +122,12 @@ impl RateLimiter for RedisRateLimiter {
             .invoke_async(&mut connection)
             .await
             .map_err(|err| RateLimitError(Box::new(err)))?;
-        let used = u32::try_from(count).unwrap_or(u32::MAX);
-        let reset_at_unix_secs = if oldest < 0 {
-            ceil_secs(now_ms)
-        } else {
-            ceil_secs(oldest + WINDOW_MILLIS)
-        };
-        Ok(RateDecision {
-            allowed: allowed == 1,
+        Ok(RateDecision::from_log(
+            allowed == 1,
             limit,
-            remaining: limit.saturating_sub(used),
-            reset_at_unix_secs,
-        })
+            usize::try_from(count).unwrap_or(usize::MAX),
+            (oldest >= 0).then_some(oldest),
+            now_ms,
+        ))
     }
 }
