@@ -22,6 +22,7 @@
 
 pub mod accounts;
 pub mod corpus;
+pub mod faults;
 pub mod images;
 pub mod rate;
 

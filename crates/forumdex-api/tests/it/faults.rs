@@ -8,8 +8,7 @@
 //! "database is locked" while the server has the file open): a lock held by another
 //! process only ever blocks writers. The server's only write on a request is the debit.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use forumdex_testkit::faults::Immutable;
 
 use forumdex_corpus::SqliteCorpusStore;
 use reqwest::StatusCode;
@@ -71,63 +70,6 @@ async fn a_debit_blocked_by_a_locked_accounts_database_is_503_and_free() {
     assert_not_charged(&server, account, &before);
     all_200(&server, &secret, &[POST]).await;
     assert_eq!(server.money(account).0, before.0 - 1);
-}
-
-/// `chattr +i` on a folder and everything in it; undone on drop. As root, permission bits
-/// do not stop writes, the immutable attribute does.
-struct Immutable {
-    paths: Vec<PathBuf>,
-}
-
-impl Immutable {
-    /// Panics when the attribute cannot be set here (no `chattr`, no privilege, or a file
-    /// system without it): the test is ignored by default for that reason, and one that
-    /// runs must not pass without its fault.
-    fn set(dir: &Path) -> Self {
-        let mut paths = vec![dir.to_path_buf()];
-        for entry in walk(dir) {
-            paths.push(entry);
-        }
-        let guard = Self { paths };
-        for path in &guard.paths {
-            chattr_immutable(path);
-        }
-        guard
-    }
-}
-
-/// `chattr +i path`, or a panic saying why it failed.
-fn chattr_immutable(path: &Path) {
-    match Command::new("chattr").arg("+i").arg(path).output() {
-        Ok(out) if out.status.success() => {}
-        Ok(out) => panic!(
-            "cannot set the immutable attribute on {} ({}): {}",
-            path.display(),
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        ),
-        Err(err) => panic!("cannot run chattr: {err}"),
-    }
-}
-
-impl Drop for Immutable {
-    fn drop(&mut self) {
-        for path in &self.paths {
-            let _ = Command::new("chattr").arg("-i").arg(path).output();
-        }
-    }
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("read dir").flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        }
-        out.push(path);
-    }
-    out
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -12,6 +12,7 @@
 //!   only belong to a request in flight at the kill (its response was lost), so there are at
 //!   most as many as there were clients.
 
+use forumdex_testkit::faults::Immutable;
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -467,54 +468,6 @@ fn a_server_killed_under_paid_traffic_charged_exactly_its_debited_requests() {
         "server killed after {} answered requests; {lost} charged responses lost in the kill",
         ok_ids.len()
     );
-}
-
-/// `chattr +i` on `paths` (as root, permission bits do not stop writes; this does), undone
-/// on drop.
-struct Immutable(Vec<std::path::PathBuf>);
-
-impl Immutable {
-    /// Panics when the attribute cannot be set here (no `chattr`, no privilege, or a file
-    /// system without it): the test is ignored by default for that reason, and one that
-    /// runs must not pass without its fault.
-    fn set(dir: &Path) -> Self {
-        let mut paths = vec![dir.to_path_buf()];
-        paths.extend(walk(dir).into_iter().filter(|path| !path.is_symlink()));
-        let guard = Self(paths);
-        for path in &guard.0 {
-            match Command::new("chattr").arg("+i").arg(path).output() {
-                Ok(out) if out.status.success() => {}
-                Ok(out) => panic!(
-                    "cannot set the immutable attribute on {} ({}): {}",
-                    path.display(),
-                    out.status,
-                    String::from_utf8_lossy(&out.stderr).trim()
-                ),
-                Err(err) => panic!("cannot run chattr: {err}"),
-            }
-        }
-        guard
-    }
-}
-
-impl Drop for Immutable {
-    fn drop(&mut self) {
-        for path in &self.0 {
-            let _ = Command::new("chattr").arg("-i").arg(path).output();
-        }
-    }
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("read dir").flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        }
-        out.push(path);
-    }
-    out
 }
 
 /// A running server answers 503 when its folder turns read-only (the API tests); started
