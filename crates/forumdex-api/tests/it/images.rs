@@ -545,19 +545,7 @@ async fn image_search_dedups_hides_nsfw_and_honours_size() {
         let post_id = image["post"]["post_id"].as_i64().unwrap();
         assert_eq!(sha_of(post_id), sha, "found in a post that shows it");
         let full = json_of(&world.server, &format!("/api/v1/posts/{post_id}"), &key).await;
-        for field in [
-            "post_id",
-            "topic_id",
-            "post_number",
-            "is_op",
-            "title",
-            "author",
-            "board",
-            "language",
-            "posted_at",
-            "url",
-            "topic_url",
-        ] {
+        for &field in crate::resources::shapes::SUMMARY_KEYS {
             assert_eq!(image["post"][field], full[field], "{field}");
         }
     }

@@ -7,5 +7,5 @@ mod cursors;
 mod fixture;
 mod lookups;
 mod model;
-mod shapes;
+pub mod shapes;
 mod validation;

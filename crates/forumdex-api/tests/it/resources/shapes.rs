@@ -112,7 +112,8 @@ fn assert_string(value: &Value, nullable: bool) {
     );
 }
 
-const SUMMARY_KEYS: &[&str] = &[
+/// The fields of a PostSummary (api-contract.md), in the order they are served.
+pub const SUMMARY_KEYS: &[&str] = &[
     "post_id",
     "topic_id",
     "post_number",
