@@ -176,7 +176,7 @@ pub(crate) fn pages(doc: &Html) -> Result<(u64, u64), ParseError> {
 }
 
 /// Every board of the forum as the "Jump to" list shows it, with parents from the list's
-/// indentation (`=>` a board of the category, `===>` its child, ...). Empty without the list.
+/// indentation (`=>` a board of the category, `===>` its child, `=====>` a grandchild). Empty without the list.
 pub(crate) fn jump_to(doc: &Html) -> Result<Vec<BoardInfo>, ParseError> {
     let mut boards = Vec::new();
     let mut category: Option<String> = None;
@@ -202,7 +202,7 @@ pub(crate) fn jump_to(doc: &Html) -> Result<Vec<BoardInfo>, ParseError> {
             .chars()
             .take_while(|c| *c == '=' || *c == '>')
             .collect();
-        let depth = arrow.chars().filter(|c| *c == '=').count() / 2;
+        let depth = arrow.chars().filter(|c| *c == '=').count().div_ceil(2);
         if depth == 0 {
             return Err(ParseError::layout(format!(
                 "jump-to entry {text:?} without depth"

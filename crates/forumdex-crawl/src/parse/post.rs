@@ -171,7 +171,7 @@ fn poster_author(poster: ElementRef<'_>) -> Option<Author> {
     })
 }
 
-/// "Last edit: TIME by NAME" in the post's `modified_ID` cell.
+/// "« Last edit: TIME by NAME »" in the post's `modified_ID` cell.
 fn last_edit(
     frame: ElementRef<'_>,
     post_id: ForumId,
@@ -188,7 +188,11 @@ fn last_edit(
     if text.is_empty() {
         return Ok(None);
     }
-    let Some(rest) = text.strip_prefix("Last edit:") else {
+    // SMF 1.1 prints "« Last edit: TIME by NAME »".
+    let note = text
+        .trim_start_matches(['\u{ab}', ' '])
+        .trim_end_matches(['\u{bb}', ' ']);
+    let Some(rest) = note.strip_prefix("Last edit:") else {
         return Err(ParseError::layout(format!(
             "post {post_id}: edit note {text:?}"
         )));
