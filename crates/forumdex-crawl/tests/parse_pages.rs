@@ -476,3 +476,25 @@ fn merit_line_and_edit_note() {
         (11, 2, 2)
     );
 }
+
+#[test]
+fn a_row_hidden_by_the_page_css_is_no_post_even_with_a_subject_id() {
+    let Some(text) = html("topic_14.html") else {
+        return;
+    };
+    // topic_14's style hides `.m92cad35`; give the second real row (post 56) that class.
+    assert!(text.contains(".m92cad35 {display:none}"));
+    let second = text
+        .match_indices("<tr class=\"n92cad35\">")
+        .nth(1)
+        .map(|(at, _)| at)
+        .expect("two real rows");
+    let edited = format!(
+        "{}<tr class=\"m92cad35\">{}",
+        &text[..second],
+        &text[second + "<tr class=\"n92cad35\">".len()..]
+    );
+    let page = topic("index.php?topic=14.0", &edited);
+    let ids: Vec<i64> = page.posts.iter().map(|p| p.post_id.get()).collect();
+    assert_eq!(ids, vec![53]);
+}

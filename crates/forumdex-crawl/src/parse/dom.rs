@@ -49,14 +49,21 @@ pub(crate) fn profile_link(element: ElementRef<'_>) -> Option<ForumId> {
     }
 }
 
-/// CSS classes the page's own `<style>` hides (`.x {display:none}`): the forum pads its
-/// pages with decoy rows carrying random class names hidden that way.
-pub(crate) struct Hidden(HashSet<String>);
+/// What the page's own `<style>` hides: classes (`.x {display:none}`) and tables inside
+/// classes (`.x table {display:none}`). The forum pads its pages with decoy rows (and ads)
+/// carrying random class names hidden that way.
+pub(crate) struct Hidden {
+    classes: HashSet<String>,
+    tables_in: HashSet<String>,
+}
 
 impl Hidden {
-    /// Reads the hidden classes from every `<style>` element.
+    /// Reads the hiding rules from every `<style>` element.
     pub(crate) fn from_doc(doc: &Html) -> Self {
-        let mut classes = HashSet::new();
+        let mut hidden = Self {
+            classes: HashSet::new(),
+            tables_in: HashSet::new(),
+        };
         for style in doc.select(&selector("style")) {
             let css = style.text().collect::<String>();
             for rule in css.split('}') {
@@ -67,31 +74,43 @@ impl Hidden {
                     continue;
                 }
                 for one in selectors.split(',') {
-                    if let Some(class) = one.trim().strip_prefix('.')
+                    let one = one.trim();
+                    let (class, set) = match one.strip_suffix(" table") {
+                        Some(outer) => (outer.trim(), &mut hidden.tables_in),
+                        None => (one, &mut hidden.classes),
+                    };
+                    if let Some(class) = class.strip_prefix('.')
                         && !class.is_empty()
                         && class
                             .chars()
                             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
                     {
-                        classes.insert(class.to_owned());
+                        set.insert(class.to_owned());
                     }
                 }
             }
         }
-        Self(classes)
+        hidden
     }
 
-    /// Whether the element or an ancestor is hidden by a class or an inline `display:none`.
+    /// Whether the element is hidden: it or an ancestor has a hidden class or an inline
+    /// `display:none`, or it sits in a table inside a class whose tables are hidden.
     pub(crate) fn hides(&self, element: ElementRef<'_>) -> bool {
-        std::iter::once(element)
-            .chain(element.ancestors().filter_map(ElementRef::wrap))
-            .any(|el| {
-                el.value().classes().any(|c| self.0.contains(c))
-                    || el
-                        .value()
-                        .attr("style")
-                        .is_some_and(|style| squash(style).contains("display:none"))
-            })
+        let mut in_table = false;
+        for el in std::iter::once(element).chain(element.ancestors().filter_map(ElementRef::wrap)) {
+            let value = el.value();
+            let hidden_here = value
+                .classes()
+                .any(|c| self.classes.contains(c) || (in_table && self.tables_in.contains(c)))
+                || value
+                    .attr("style")
+                    .is_some_and(|style| squash(style).contains("display:none"));
+            if hidden_here {
+                return true;
+            }
+            in_table |= value.name() == "table";
+        }
+        false
     }
 }
 
@@ -238,7 +257,7 @@ mod tests {
         let doc = Html::parse_document(
             "<style>.k1 table {display:none}\n.m1 { display : none }</style>\
              <table><tr class='m1'><td><b id='a'>x</b></td></tr>\
-             <tr class='k1'><td><b id='b'>y</b></td></tr>\
+             <tr class='k1'><td><table><tr><td><b id='b'>y</b></td></tr></table><b id='d'>w</b></td></tr>\
              <tr style='DISPLAY: none'><td><b id='c'>z</b></td></tr></table>",
         );
         let hidden = Hidden::from_doc(&doc);
@@ -248,7 +267,8 @@ mod tests {
                 .expect("test element exists")
         };
         assert!(hidden.hides(find("a")));
-        assert!(!hidden.hides(find("b")));
+        assert!(hidden.hides(find("b")));
+        assert!(!hidden.hides(find("d")));
         assert!(hidden.hides(find("c")));
     }
 }
