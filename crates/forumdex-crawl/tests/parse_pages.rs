@@ -339,6 +339,11 @@ fn challenge_and_login_wall_pages() {
     let cloudflare = "<!DOCTYPE html><html lang=\"en-US\"><head><title>Just a moment...</title>\
         </head><body><div id=\"challenge-stage\"></div><script src=\"/cdn-cgi/challenge-platform/h/b/orchestrate/chl_page/v1\"></script></body></html>";
     let ddos_guard = "<html><head><title>DDoS-Guard</title></head><body>Checking your browser before accessing bitcointalk.org</body></html>";
+    let not_forum = "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>";
+    assert!(matches!(
+        parse_page(&reference("index.php?topic=14.0"), not_forum),
+        Err(ParseError::Layout(_))
+    ));
     for page in [cloudflare, ddos_guard] {
         assert_eq!(
             parse_page(&reference("index.php?topic=14.0"), page),
@@ -374,6 +379,30 @@ fn challenge_and_login_wall_pages() {
             "The topic or board you are looking for appears to be either missing or off limits to you."
                 .to_owned()
         ))
+    );
+    let not_allowed = error.replace(
+        "The topic or board you are looking for appears to be either missing or off limits to you.",
+        "Sorry, you are not allowed to access this section.",
+    );
+    assert_eq!(
+        parse_page(&reference("index.php?topic=14.0"), &not_allowed),
+        Err(ParseError::LoginWall)
+    );
+    // A post may talk about a challenge or quote the login wall's words: still a topic page.
+    let chatty = text.replacen(
+        "George Hara",
+        "Behind DDoS-Guard, a g-recaptcha: you are not allowed to access this section",
+        1,
+    );
+    assert_eq!(topic("index.php?topic=14.0", &chatty).posts.len(), 2);
+    let captcha = format!(
+        "{}<div id=\"bodyarea\"><div class=\"g-recaptcha\" data-sitekey=\"x\"></div></div>{}",
+        &text[..body],
+        &text[footer..]
+    );
+    assert_eq!(
+        parse_page(&reference("index.php?topic=14.0"), &captcha),
+        Err(ParseError::Challenge)
     );
     let other_topic = parse_page(&reference("index.php?topic=15.0"), &text);
     assert!(

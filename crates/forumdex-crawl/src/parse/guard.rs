@@ -1,5 +1,9 @@
-//! Pages that are not the forum page asked for: anti-bot interstitials, the guest login
-//! wall, SMF's own error box, and pages cut short in transfer.
+//! Pages that are not the forum page asked for: anti-bot interstitials and captchas, the
+//! guest login wall, SMF's own error box, and pages cut short in transfer.
+//!
+//! Text markers are only trusted outside SMF pages: on a forum page, a post may well talk
+//! about "DDoS-Guard" or quote "you are not allowed to access this section". There the
+//! checks look at elements posts cannot make (forms, error boxes, captcha widgets).
 
 use scraper::Html;
 
@@ -20,21 +24,19 @@ const CHALLENGE_MARKERS: &[&str] = &[
     "h-captcha",
 ];
 
-/// Lowercase texts of SMF's "log in first" pages.
-const LOGIN_WALL_MARKERS: &[&str] = &[
-    "only registered members are allowed to access this section",
-    "you are not allowed to access this section",
-];
+/// What every SMF 1.x page declares in its head.
+const SMF_MARKER: &str = "var smf_scripturl";
 
-/// Checks on the raw text, before parsing: challenge, login wall, then completeness (the
-/// footer and the closing `</html>` must be there, else the page was cut short).
+/// Checks on the raw text, before parsing: a page that is not an SMF page is a challenge
+/// (when it looks like one) or a layout error; an SMF page must be complete (its footer and
+/// closing `</html>` there), else it was cut short.
 pub(crate) fn check_text(html: &str) -> Result<(), ParseError> {
     let lower = html.to_ascii_lowercase();
-    if CHALLENGE_MARKERS.iter().any(|m| lower.contains(m)) {
-        return Err(ParseError::Challenge);
-    }
-    if LOGIN_WALL_MARKERS.iter().any(|m| lower.contains(m)) {
-        return Err(ParseError::LoginWall);
+    if !lower.contains(SMF_MARKER) {
+        if CHALLENGE_MARKERS.iter().any(|m| lower.contains(m)) {
+            return Err(ParseError::Challenge);
+        }
+        return Err(ParseError::layout("not an SMF page"));
     }
     if !lower.trim_end().ends_with("</html>") {
         return Err(ParseError::layout("truncated page: no closing </html>"));
@@ -45,9 +47,15 @@ pub(crate) fn check_text(html: &str) -> Result<(), ParseError> {
     Ok(())
 }
 
-/// SMF's error box ("An Error Has Occurred!") in place of the content, or a login form in
-/// the page body (the header's guest login form does not count).
+/// Checks on a parsed SMF page: a captcha widget, a login form in the page body (the
+/// header's guest login form does not count), or SMF's error box ("An Error Has
+/// Occurred!") in place of the content; an error box saying the guest may not see the
+/// section is the login wall.
 pub(crate) fn check_doc(doc: &Html) -> Result<(), ParseError> {
+    let captcha = selector(".g-recaptcha, .h-captcha, .cf-turnstile, #cf-challenge-running");
+    if doc.select(&captcha).next().is_some() {
+        return Err(ParseError::Challenge);
+    }
     if doc
         .select(&selector("#bodyarea form[action*=\"action=login2\"]"))
         .next()
@@ -64,6 +72,10 @@ pub(crate) fn check_doc(doc: &Html) -> Result<(), ParseError> {
             .and_then(|row| row.next_siblings().find_map(scraper::ElementRef::wrap))
             .map(text_of)
             .unwrap_or_default();
+        let lower = message.to_lowercase();
+        if lower.contains("not allowed to access") || lower.contains("only registered members") {
+            return Err(ParseError::LoginWall);
+        }
         return Err(ParseError::ForumError(message));
     }
     Ok(())
