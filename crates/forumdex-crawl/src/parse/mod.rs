@@ -19,7 +19,6 @@ pub use board::{BoardIndexPage, BoardInfo, BoardLink, BoardPage, TopicRow};
 pub use decode::decode;
 pub use post::{Author, MeritSend, Post};
 pub use profile::ProfilePage;
-pub use time::parse_time;
 pub use topic::TopicPage;
 pub use url::{BOARD_PAGE_SIZE, PageRef, TOPIC_PAGE_SIZE, TopicStart};
 

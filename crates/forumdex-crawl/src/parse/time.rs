@@ -11,7 +11,10 @@ const TIME_FORMAT: &str = "%I:%M:%S %p";
 
 /// Reads one printed time (whitespace already collapsed). `clock` is the page's header
 /// clock; a relative time on a page without one is a layout error.
-pub fn parse_time(text: &str, clock: Option<DateTime<Utc>>) -> Result<DateTime<Utc>, ParseError> {
+pub(crate) fn parse_time(
+    text: &str,
+    clock: Option<DateTime<Utc>>,
+) -> Result<DateTime<Utc>, ParseError> {
     let text = text.trim();
     let relative = [("Today at ", 0), ("Yesterday at ", 1)]
         .into_iter()
