@@ -5,6 +5,8 @@
 //!   the interval (or robots.txt's larger `Crawl-delay`) plus a random jitter after the END
 //!   of the previous exchange. Every request goes through it: robots.txt, redirects and
 //!   retries too.
+//! - Across runs: a new fetcher's first request waits the interval from the last request
+//!   any run sent (its start, persisted in the crawl state), so a restart cannot break it.
 //! - Budgets: every request sent counts, against `--max-requests` (this run) and
 //!   `crawl_daily_budget` (per UTC day, persisted in the crawl state, counted before the
 //!   request is sent). An exhausted budget is an error and sends nothing.
@@ -154,6 +156,8 @@ pub struct Fetcher {
     pacer: Pacer,
     robots: Option<RobotsRules>,
     sent: u64,
+    /// Whether the previous run's last request was taken into the pacing.
+    paced_after_previous_run: bool,
 }
 
 /// One exchange's response, read.
@@ -195,6 +199,7 @@ impl Fetcher {
             pacer: Pacer::default(),
             robots: None,
             sent: 0,
+            paced_after_previous_run: false,
         })
     }
 
@@ -348,12 +353,31 @@ impl Fetcher {
 
     /// One paced, budgeted request, its body read.
     async fn exchange(&mut self, url: Url) -> Result<Exchange, FetchError> {
-        self.spend_request().await?;
         let gap = self.gap();
+        if !self.paced_after_previous_run {
+            self.pace_after_previous_run(gap).await?;
+        }
+        // Counted once the wait is over, so the persisted time of the last request is its
+        // start (an exhausted budget thus costs one wait, and sends nothing).
         self.pacer.start(gap).await;
+        self.spend_request().await?;
         let result = self.send(url).await;
         self.pacer.finished(gap, self.policy.jitter());
         result
+    }
+
+    /// Holds the first request of this fetcher until `gap` after the last request any run
+    /// spent (persisted with the budget), so a quick restart does not break the interval.
+    async fn pace_after_previous_run(&mut self, gap: Duration) -> Result<(), FetchError> {
+        let state = Arc::clone(&self.state);
+        let last = tokio::task::spawn_blocking(move || state.last_request_at()).await??;
+        if let Some(last) = last {
+            let since = (Utc::now() - last).to_std().unwrap_or(Duration::ZERO);
+            let wait = gap.saturating_sub(since);
+            self.pacer.hold(tokio::time::Instant::now() + wait);
+        }
+        self.paced_after_previous_run = true;
+        Ok(())
     }
 
     /// The interval, or robots.txt's `Crawl-delay` when larger.

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{OptionalExtension, params};
 
-use super::{CrawlState, StateError};
+use super::{CrawlState, StateError, instant, millis};
 
 impl CrawlState {
     /// Spends one request of the UTC day of `now` when fewer than `daily_budget` were spent
@@ -30,9 +30,10 @@ impl CrawlState {
                 return Ok(None);
             }
             tx.execute(
-                "INSERT INTO daily_requests (day, requests) VALUES (?1, ?2)
-                 ON CONFLICT (day) DO UPDATE SET requests = excluded.requests",
-                params![day, spent + 1],
+                "INSERT INTO daily_requests (day, requests, last_request_at) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (day) DO UPDATE SET requests = excluded.requests,
+                     last_request_at = excluded.last_request_at",
+                params![day, spent + 1, millis(now)],
             )?;
             Ok(Some(spent + 1))
         })
@@ -50,6 +51,20 @@ impl CrawlState {
                 )
                 .optional()?
                 .unwrap_or(0))
+        })
+    }
+}
+
+impl CrawlState {
+    /// When the last request was spent (by any run): a new run waits the interval from it.
+    pub fn last_request_at(&self) -> Result<Option<DateTime<Utc>>, StateError> {
+        self.read(|conn| {
+            let ms: Option<i64> = conn.query_row(
+                "SELECT max(last_request_at) FROM daily_requests",
+                [],
+                |row| row.get(0),
+            )?;
+            Ok(ms.map(instant))
         })
     }
 }

@@ -37,8 +37,9 @@ CREATE TABLE raw_pages (
 CREATE INDEX raw_pages_by_time ON raw_pages (fetched_at);
 CREATE INDEX raw_pages_unimported ON raw_pages (id) WHERE imported = 0;
 CREATE TABLE daily_requests (
-    day      TEXT    PRIMARY KEY,
-    requests INTEGER NOT NULL
+    day             TEXT    PRIMARY KEY,
+    requests        INTEGER NOT NULL,
+    last_request_at INTEGER NOT NULL
 );
 CREATE TABLE robots (
     origin     TEXT    PRIMARY KEY,

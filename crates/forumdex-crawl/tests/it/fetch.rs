@@ -112,7 +112,7 @@ async fn a_503_is_retried_and_other_errors_are_returned_as_statuses() {
 }
 
 #[tokio::test]
-async fn budgets_stop_the_fetcher_before_it_sends_and_persist() {
+async fn budgets_and_pacing_persist_across_runs_and_stop_before_sending() {
     let forum = Forum::start().await;
     let dir = tempfile::tempdir().expect("temp dir");
     let two_a_day = policy().with_daily_budget(2).expect("budget");
@@ -146,6 +146,9 @@ async fn budgets_stop_the_fetcher_before_it_sends_and_persist() {
     );
 
     assert_eq!(forum.paths(), ["/robots.txt", "/a", "/b"]);
+    for gap in forum.gaps() {
+        assert!(gap >= FLOOR, "a new run waits the interval too: {gap:?}");
+    }
     let state = state(&dir);
     assert_eq!(state.requests_on(chrono::Utc::now()).expect("count"), 3);
 }
