@@ -1,8 +1,14 @@
 //! The forum crawler (`forumdex crawl`): reads an SMF 1.x forum (Bitcointalk) one polite
 //! request at a time and turns its pages into corpus-format observations.
 //!
-//! [`parse`] reads a fetched page into typed data (pure functions, no I/O); [`observe`]
-//! turns parsed pages into corpus-format v1 JSON lines.
+//! - [`parse`]: reads a fetched page into typed data (pure functions, no I/O).
+//! - [`observe`]: turns parsed pages into corpus-format v1 JSON lines.
+//! - [`fetch`]: the polite HTTP client (one request in flight, paced, robots.txt obeyed,
+//!   429/503 backoff, request budgets).
+//! - [`state`]: the crawl state in `{data}/crawl/state.sqlite` (frontier, fetch log, raw
+//!   pages, daily budget, robots cache, refresh schedule), which makes a crawl resumable.
 
+pub mod fetch;
 pub mod observe;
 pub mod parse;
+pub mod state;

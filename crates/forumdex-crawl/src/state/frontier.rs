@@ -1,0 +1,287 @@
+//! The frontier (what to fetch, when) and the one transaction that records a fetch.
+
+use chrono::{DateTime, Utc};
+use rusqlite::{OptionalExtension, Transaction, params};
+
+use super::{CrawlState, Failure, StateError, instant, millis, raw};
+
+/// A page to queue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewItem {
+    /// The page's absolute URL (the frontier's key).
+    pub url: String,
+    /// What the page is (`board`, `topic`, `profile`...: the parser's names).
+    pub kind: String,
+    /// Higher is fetched first among the items due.
+    pub priority: i64,
+    /// Not fetched before this instant.
+    pub due_at: DateTime<Utc>,
+}
+
+/// A pending frontier item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrontierItem {
+    /// The page's absolute URL.
+    pub url: String,
+    /// What the page is.
+    pub kind: String,
+    /// Higher is fetched first.
+    pub priority: i64,
+    /// Due from this instant on.
+    pub due_at: DateTime<Utc>,
+    /// Failed fetches of this item so far (reset when it is requeued after done).
+    pub attempts: u32,
+}
+
+/// What a push did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PushResult {
+    /// The URL was new (or, for [`CrawlState::requeue`], done) and is now pending.
+    Queued,
+    /// The URL was already pending; it keeps one entry (the earlier due time and the higher
+    /// priority of the two).
+    AlreadyPending,
+    /// The URL was fetched already (or failed for good); [`CrawlState::push`] leaves it.
+    AlreadyDone,
+}
+
+/// A fetched page to record with [`CrawlState::record_page`].
+#[derive(Debug, Clone, Copy)]
+pub struct FetchRecord<'a> {
+    /// The frontier item's URL (the URL asked for, even when a redirect was followed).
+    pub url: &'a str,
+    /// The item's kind.
+    pub kind: &'a str,
+    /// When the response was read.
+    pub fetched_at: DateTime<Utc>,
+    /// The final HTTP status.
+    pub status: u16,
+    /// The `Content-Type` header.
+    pub content_type: Option<&'a str>,
+    /// The body as received.
+    pub body: &'a [u8],
+}
+
+/// A fetch that brought no page, for [`CrawlState::record_failure`].
+#[derive(Debug, Clone, Copy)]
+pub struct FetchFailure<'a> {
+    /// The frontier item's URL.
+    pub url: &'a str,
+    /// When it failed.
+    pub at: DateTime<Utc>,
+    /// The HTTP status, when a response came.
+    pub status: Option<u16>,
+    /// Why, for the log (no headers, no cookies).
+    pub reason: &'a str,
+    /// Try again from this instant; `None` gives up on the item (state `failed`).
+    pub retry_at: Option<DateTime<Utc>>,
+}
+
+impl CrawlState {
+    /// Queues `item` unless its URL is already known: a pending URL keeps one entry (with the
+    /// earlier due time and the higher priority), a done one is left alone. Idempotent.
+    pub fn push(&self, item: &NewItem, now: DateTime<Utc>) -> Result<PushResult, StateError> {
+        self.write(|tx| push_in(tx, item, now, false))
+    }
+
+    /// Queues `item` again even when it was done (a refresh: a topic whose last post moved,
+    /// a post due for a re-check); a pending URL keeps one entry as with [`Self::push`].
+    pub fn requeue(&self, item: &NewItem, now: DateTime<Utc>) -> Result<PushResult, StateError> {
+        self.write(|tx| push_in(tx, item, now, true))
+    }
+
+    /// The pending item to fetch next at `now`: the highest priority among those due, then
+    /// the earliest due, then by URL. A read: the item stays pending until
+    /// [`Self::record_page`] or [`Self::record_failure`] records its fetch.
+    pub fn next_due(&self, now: DateTime<Utc>) -> Result<Option<FrontierItem>, StateError> {
+        self.read(|conn| {
+            Ok(conn
+                .query_row(
+                    "SELECT url, kind, priority, due_at, attempts FROM frontier
+                     WHERE state = 'pending' AND due_at <= ?1
+                     ORDER BY priority DESC, due_at, url LIMIT 1",
+                    [millis(now)],
+                    |row| {
+                        Ok(FrontierItem {
+                            url: row.get(0)?,
+                            kind: row.get(1)?,
+                            priority: row.get(2)?,
+                            due_at: instant(row.get(3)?),
+                            attempts: row.get(4)?,
+                        })
+                    },
+                )
+                .optional()?)
+        })
+    }
+
+    /// When the earliest pending item falls due (`None`: the frontier is empty).
+    pub fn next_due_at(&self) -> Result<Option<DateTime<Utc>>, StateError> {
+        self.read(|conn| {
+            let ms: Option<i64> = conn.query_row(
+                "SELECT min(due_at) FROM frontier WHERE state = 'pending'",
+                [],
+                |row| row.get(0),
+            )?;
+            Ok(ms.map(instant))
+        })
+    }
+
+    /// How many items are pending (due or not).
+    pub fn pending_count(&self) -> Result<u64, StateError> {
+        self.read(|conn| {
+            Ok(conn.query_row(
+                "SELECT count(*) FROM frontier WHERE state = 'pending'",
+                [],
+                |row| row.get(0),
+            )?)
+        })
+    }
+
+    /// Records a fetched page in ONE transaction: a fetch log row, the raw page (zstd,
+    /// `imported = 0`), the frontier item marked done, and the links found on it pushed
+    /// (as [`Self::push`]). Returns the raw page's id, for [`Self::mark_imported`].
+    pub fn record_page(
+        &self,
+        page: &FetchRecord<'_>,
+        discovered: &[NewItem],
+    ) -> Result<i64, StateError> {
+        let body_zstd = raw::compress(page.url, page.body)?;
+        self.write(|tx| {
+            let at = millis(page.fetched_at);
+            log(tx, page.url, at, Some(page.status), page.body.len(), "page")?;
+            let id = raw::insert(tx, page, &body_zstd)?;
+            tx.execute(
+                "INSERT INTO frontier (url, kind, priority, due_at, attempts, state, updated_at)
+                 VALUES (?1, ?2, 0, ?3, 0, 'done', ?3)
+                 ON CONFLICT (url) DO UPDATE SET state = 'done', updated_at = ?3",
+                params![page.url, page.kind, at],
+            )?;
+            for item in discovered {
+                push_in(tx, item, page.fetched_at, false)?;
+            }
+            Ok(id)
+        })
+    }
+
+    /// Records a fetch that brought no page: a fetch log row, and the item's attempts
+    /// counted and either rescheduled at `retry_at` or given up (`failed`), in one
+    /// transaction.
+    pub fn record_failure(&self, failure: &FetchFailure<'_>) -> Result<(), StateError> {
+        self.write(|tx| {
+            let at = millis(failure.at);
+            log(tx, failure.url, at, failure.status, 0, failure.reason)?;
+            let (state, due_at) = match failure.retry_at {
+                Some(retry_at) => ("pending", millis(retry_at)),
+                None => ("failed", at),
+            };
+            tx.execute(
+                "UPDATE frontier SET attempts = attempts + 1, state = ?2, due_at = ?3,
+                     updated_at = ?4
+                 WHERE url = ?1",
+                params![failure.url, state, due_at, at],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// The fetch log's rows for `url`, oldest first: (fetched at, status, bytes, outcome).
+    pub fn fetch_log(&self, url: &str) -> Result<Vec<LogEntry>, StateError> {
+        self.read(|conn| {
+            let mut statement = conn.prepare(
+                "SELECT fetched_at, status, bytes, outcome FROM fetch_log
+                 WHERE url = ?1 ORDER BY id",
+            )?;
+            let rows = statement.query_map([url], |row| {
+                Ok(LogEntry {
+                    at: instant(row.get(0)?),
+                    status: row.get(1)?,
+                    bytes: row.get(2)?,
+                    outcome: row.get(3)?,
+                })
+            })?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+    }
+}
+
+/// A fetch log row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogEntry {
+    /// When the fetch ended.
+    pub at: DateTime<Utc>,
+    /// The HTTP status, when a response came.
+    pub status: Option<u16>,
+    /// Body bytes received.
+    pub bytes: u64,
+    /// `page`, or why no page was recorded.
+    pub outcome: String,
+}
+
+fn log(
+    tx: &Transaction<'_>,
+    url: &str,
+    at: i64,
+    status: Option<u16>,
+    bytes: usize,
+    outcome: &str,
+) -> Result<(), Failure> {
+    tx.execute(
+        "INSERT INTO fetch_log (url, fetched_at, status, bytes, outcome)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![
+            url,
+            at,
+            status,
+            i64::try_from(bytes).unwrap_or(i64::MAX),
+            outcome
+        ],
+    )?;
+    Ok(())
+}
+
+/// Pushes `item`; `again` also turns a done or failed URL back to pending.
+fn push_in(
+    tx: &Transaction<'_>,
+    item: &NewItem,
+    now: DateTime<Utc>,
+    again: bool,
+) -> Result<PushResult, Failure> {
+    let state: Option<String> = tx
+        .query_row(
+            "SELECT state FROM frontier WHERE url = ?1",
+            [&item.url],
+            |row| row.get(0),
+        )
+        .optional()?;
+    let (due_at, now) = (millis(item.due_at), millis(now));
+    match state.as_deref() {
+        None => {
+            tx.execute(
+                "INSERT INTO frontier (url, kind, priority, due_at, attempts, state, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, 0, 'pending', ?5)",
+                params![item.url, item.kind, item.priority, due_at, now],
+            )?;
+            Ok(PushResult::Queued)
+        }
+        Some("pending") => {
+            tx.execute(
+                "UPDATE frontier SET priority = max(priority, ?2), due_at = min(due_at, ?3),
+                     updated_at = ?4
+                 WHERE url = ?1",
+                params![item.url, item.priority, due_at, now],
+            )?;
+            Ok(PushResult::AlreadyPending)
+        }
+        Some(_) if again => {
+            tx.execute(
+                "UPDATE frontier SET kind = ?2, priority = ?3, due_at = ?4, attempts = 0,
+                     state = 'pending', updated_at = ?5
+                 WHERE url = ?1",
+                params![item.url, item.kind, item.priority, due_at, now],
+            )?;
+            Ok(PushResult::Queued)
+        }
+        Some(_) => Ok(PushResult::AlreadyDone),
+    }
+}

@@ -1,0 +1,193 @@
+//! Raw pages: every recorded page's body, zstd-compressed, kept until it is imported and at
+//! least for the retention period, so a parser fix can be replayed without fetching again.
+
+use chrono::{DateTime, Utc};
+use rusqlite::{Transaction, params};
+
+use super::{CrawlState, Failure, FetchRecord, StateError, instant, millis};
+
+/// zstd level for raw pages: HTML compresses well at low levels, and the crawl is slow.
+const ZSTD_LEVEL: i32 = 6;
+/// Pages read per query by [`RawPages`].
+const BATCH: i64 = 64;
+
+/// A stored raw page, decompressed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawPage {
+    /// The page's id (increasing in recording order).
+    pub id: i64,
+    /// The frontier URL it was fetched for.
+    pub url: String,
+    /// The frontier item's kind.
+    pub kind: String,
+    /// When the response was read.
+    pub fetched_at: DateTime<Utc>,
+    /// The HTTP status.
+    pub status: u16,
+    /// The `Content-Type` header.
+    pub content_type: Option<String>,
+    /// The body as received.
+    pub body: Vec<u8>,
+    /// Whether its observations were imported ([`CrawlState::mark_imported`]).
+    pub imported: bool,
+}
+
+/// Which raw pages [`RawPages`] walks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Which {
+    All,
+    Unimported,
+}
+
+/// An iterator over raw pages in recording order. It reads them in small batches by id, so
+/// it holds no connection or transaction between items: pages recorded or marked imported
+/// meanwhile are fine.
+#[derive(Debug)]
+pub struct RawPages<'a> {
+    state: &'a CrawlState,
+    which: Which,
+    after_id: i64,
+    batch: std::vec::IntoIter<RawPage>,
+    failed: bool,
+}
+
+impl Iterator for RawPages<'_> {
+    type Item = Result<RawPage, StateError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        if let Some(page) = self.batch.next() {
+            return Some(Ok(page));
+        }
+        match self.state.raw_batch(self.which, self.after_id) {
+            Ok(batch) => {
+                self.after_id = batch.last()?.id;
+                self.batch = batch.into_iter();
+                self.batch.next().map(Ok)
+            }
+            Err(err) => {
+                self.failed = true;
+                Some(Err(err))
+            }
+        }
+    }
+}
+
+impl CrawlState {
+    /// Every stored raw page, oldest first (for `forumdex crawl --reparse`).
+    pub fn raw_pages(&self) -> RawPages<'_> {
+        self.walk(Which::All)
+    }
+
+    /// The raw pages recorded but not yet imported, oldest first: a crawl replays these
+    /// before it fetches anything new (the resume guarantee, see the module docs).
+    pub fn unimported_pages(&self) -> RawPages<'_> {
+        self.walk(Which::Unimported)
+    }
+
+    /// Marks a raw page's observations imported.
+    pub fn mark_imported(&self, id: i64) -> Result<(), StateError> {
+        self.write(|tx| {
+            tx.execute("UPDATE raw_pages SET imported = 1 WHERE id = ?1", [id])?;
+            Ok(())
+        })
+    }
+
+    /// Deletes the imported raw pages fetched more than `days` days before `now`; returns
+    /// how many. Pages not yet imported are kept whatever their age.
+    pub fn purge_raw_older_than(&self, days: u32, now: DateTime<Utc>) -> Result<u64, StateError> {
+        let cutoff = now - chrono::Duration::days(i64::from(days));
+        self.write(|tx| {
+            let deleted = tx.execute(
+                "DELETE FROM raw_pages WHERE imported = 1 AND fetched_at < ?1",
+                [millis(cutoff)],
+            )?;
+            Ok(u64::try_from(deleted).unwrap_or(u64::MAX))
+        })
+    }
+
+    fn walk(&self, which: Which) -> RawPages<'_> {
+        RawPages {
+            state: self,
+            which,
+            after_id: 0,
+            batch: Vec::new().into_iter(),
+            failed: false,
+        }
+    }
+
+    fn raw_batch(&self, which: Which, after_id: i64) -> Result<Vec<RawPage>, StateError> {
+        let sql = match which {
+            Which::All => {
+                "SELECT id, url, kind, fetched_at, status, content_type, body_zstd, imported
+                 FROM raw_pages WHERE id > ?1 ORDER BY id LIMIT ?2"
+            }
+            Which::Unimported => {
+                "SELECT id, url, kind, fetched_at, status, content_type, body_zstd, imported
+                 FROM raw_pages WHERE imported = 0 AND id > ?1 ORDER BY id LIMIT ?2"
+            }
+        };
+        let stored = self.read(|conn| {
+            let mut statement = conn.prepare(sql)?;
+            let rows = statement.query_map(params![after_id, BATCH], |row| {
+                Ok((
+                    RawPage {
+                        id: row.get(0)?,
+                        url: row.get(1)?,
+                        kind: row.get(2)?,
+                        fetched_at: instant(row.get(3)?),
+                        status: row.get(4)?,
+                        content_type: row.get(5)?,
+                        body: Vec::new(),
+                        imported: row.get(7)?,
+                    },
+                    row.get::<_, Vec<u8>>(6)?,
+                ))
+            })?;
+            Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        })?;
+        stored
+            .into_iter()
+            .map(|(page, body_zstd)| {
+                let body = zstd::decode_all(body_zstd.as_slice()).map_err(|source| {
+                    StateError::Compression {
+                        page: format!("#{}", page.id),
+                        source,
+                    }
+                })?;
+                Ok(RawPage { body, ..page })
+            })
+            .collect()
+    }
+}
+
+/// Compresses a body for storage.
+pub(super) fn compress(url: &str, body: &[u8]) -> Result<Vec<u8>, StateError> {
+    zstd::encode_all(body, ZSTD_LEVEL).map_err(|source| StateError::Compression {
+        page: url.to_owned(),
+        source,
+    })
+}
+
+/// Inserts a raw page (not imported); returns its id.
+pub(super) fn insert(
+    tx: &Transaction<'_>,
+    page: &FetchRecord<'_>,
+    body_zstd: &[u8],
+) -> Result<i64, Failure> {
+    tx.execute(
+        "INSERT INTO raw_pages (url, kind, fetched_at, status, content_type, body_zstd)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![
+            page.url,
+            page.kind,
+            millis(page.fetched_at),
+            page.status,
+            page.content_type,
+            body_zstd
+        ],
+    )?;
+    Ok(tx.last_insert_rowid())
+}

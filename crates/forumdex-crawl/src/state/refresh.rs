@@ -1,0 +1,163 @@
+//! The refresh schedule: posts are re-checked on a decaying schedule after they are first
+//! seen (so edits and deletions are seen), and topics whose last post moved are re-crawled.
+
+use chrono::{DateTime, Duration, Utc};
+use rusqlite::{OptionalExtension, params};
+
+use super::{CrawlState, StateError, instant, millis};
+
+/// When a post is re-checked, counted from when it was first seen: 10 minutes, 1 hour,
+/// 6 hours, 1 day and 7 days; after the last it is done. Topics use the same steps counted
+/// from their last check, and stay at the last step.
+pub const RECHECK_STEPS_MINUTES: [i64; 5] = [10, 60, 6 * 60, 24 * 60, 7 * 24 * 60];
+
+/// A post due for a re-check (fetch its topic page again).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recheck {
+    /// The post.
+    pub post_id: u64,
+    /// Its topic.
+    pub topic_id: u64,
+    /// When the check fell due.
+    pub due_at: DateTime<Utc>,
+}
+
+/// What [`CrawlState::observe_topic`] learnt about a topic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TopicChange {
+    /// First seen.
+    New,
+    /// Its last post differs from the one seen before: re-crawl it.
+    Moved,
+    /// Same last post as before.
+    Unchanged,
+}
+
+impl CrawlState {
+    /// Notes that a post was seen. The first sighting starts its re-check schedule; later
+    /// ones change nothing (re-checks advance with [`Self::mark_rechecked`]). Returns
+    /// whether it was new.
+    pub fn observe_post(
+        &self,
+        post_id: u64,
+        topic_id: u64,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StateError> {
+        self.write(|tx| {
+            let inserted = tx.execute(
+                "INSERT INTO posts (post_id, topic_id, first_seen_at, step, next_check_at)
+                 VALUES (?1, ?2, ?3, 0, ?4) ON CONFLICT (post_id) DO NOTHING",
+                params![post_id, topic_id, millis(now), millis(now + step(0))],
+            )?;
+            Ok(inserted == 1)
+        })
+    }
+
+    /// The posts whose re-check is due at `now`, earliest first, at most `limit`.
+    pub fn due_rechecks(&self, now: DateTime<Utc>, limit: u32) -> Result<Vec<Recheck>, StateError> {
+        self.read(|conn| {
+            let mut statement = conn.prepare(
+                "SELECT post_id, topic_id, next_check_at FROM posts
+                 WHERE next_check_at IS NOT NULL AND next_check_at <= ?1
+                 ORDER BY next_check_at, post_id LIMIT ?2",
+            )?;
+            let rows = statement.query_map(params![millis(now), limit], |row| {
+                Ok(Recheck {
+                    post_id: row.get(0)?,
+                    topic_id: row.get(1)?,
+                    due_at: instant(row.get(2)?),
+                })
+            })?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+    }
+
+    /// Records that a post was re-checked at `now`: its next check is the first step of the
+    /// schedule still ahead (steps missed while the crawler was stopped are skipped), or none
+    /// after the last step. Unknown posts are ignored.
+    pub fn mark_rechecked(&self, post_id: u64, now: DateTime<Utc>) -> Result<(), StateError> {
+        self.write(|tx| {
+            let first_seen: Option<i64> = tx
+                .query_row(
+                    "SELECT first_seen_at FROM posts WHERE post_id = ?1",
+                    [post_id],
+                    |row| row.get(0),
+                )
+                .optional()?;
+            let Some(first_seen) = first_seen.map(instant) else {
+                return Ok(());
+            };
+            let ahead = (0..RECHECK_STEPS_MINUTES.len()).find(|&i| first_seen + step(i) > now);
+            let next = ahead.map(|i| millis(first_seen + step(i)));
+            let index = ahead.unwrap_or(RECHECK_STEPS_MINUTES.len());
+            tx.execute(
+                "UPDATE posts SET step = ?2, next_check_at = ?3 WHERE post_id = ?1",
+                params![post_id, index, next],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Notes a topic's last post as seen at `now` (on a board page or the topic itself) and
+    /// says whether it moved. A moved or new topic is next checked one step from now; an
+    /// unchanged one one step later than before (up to the last step).
+    pub fn observe_topic(
+        &self,
+        topic_id: u64,
+        last_post_id: u64,
+        last_post_at: Option<DateTime<Utc>>,
+        now: DateTime<Utc>,
+    ) -> Result<TopicChange, StateError> {
+        self.write(|tx| {
+            let seen: Option<(u64, usize)> = tx
+                .query_row(
+                    "SELECT last_post_id, step FROM topics WHERE topic_id = ?1",
+                    [topic_id],
+                    |row| Ok((row.get(0)?, row.get(1)?)),
+                )
+                .optional()?;
+            let (change, index) = match seen {
+                None => (TopicChange::New, 0),
+                Some((seen_last, _)) if seen_last != last_post_id => (TopicChange::Moved, 0),
+                Some((_, index)) => (
+                    TopicChange::Unchanged,
+                    (index + 1).min(RECHECK_STEPS_MINUTES.len() - 1),
+                ),
+            };
+            tx.execute(
+                "INSERT INTO topics (topic_id, last_post_id, last_post_at, step, next_check_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (topic_id) DO UPDATE SET last_post_id = excluded.last_post_id,
+                     last_post_at = excluded.last_post_at, step = excluded.step,
+                     next_check_at = excluded.next_check_at",
+                params![
+                    topic_id,
+                    last_post_id,
+                    last_post_at.map(millis),
+                    index,
+                    millis(now + step(index))
+                ],
+            )?;
+            Ok(change)
+        })
+    }
+
+    /// The topics whose check is due at `now`, earliest first, at most `limit`.
+    pub fn due_topics(&self, now: DateTime<Utc>, limit: u32) -> Result<Vec<u64>, StateError> {
+        self.read(|conn| {
+            let mut statement = conn.prepare(
+                "SELECT topic_id FROM topics
+                 WHERE next_check_at IS NOT NULL AND next_check_at <= ?1
+                 ORDER BY next_check_at, topic_id LIMIT ?2",
+            )?;
+            let rows = statement.query_map(params![millis(now), limit], |row| row.get(0))?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+    }
+}
+
+/// The offset of step `index` of the schedule.
+fn step(index: usize) -> Duration {
+    let minutes = RECHECK_STEPS_MINUTES[index.min(RECHECK_STEPS_MINUTES.len() - 1)];
+    Duration::minutes(minutes)
+}

@@ -1,0 +1,66 @@
+//! The crawl state's schema (version 1, `PRAGMA user_version`). Instants are Unix
+//! milliseconds (UTC).
+
+/// The schema version this code writes.
+pub(crate) const SCHEMA_VERSION: i64 = 1;
+
+/// Version 1.
+pub(crate) const SCHEMA_V1: &str = "
+CREATE TABLE frontier (
+    url        TEXT    PRIMARY KEY,
+    kind       TEXT    NOT NULL,
+    priority   INTEGER NOT NULL,
+    due_at     INTEGER NOT NULL,
+    attempts   INTEGER NOT NULL DEFAULT 0,
+    state      TEXT    NOT NULL CHECK (state IN ('pending', 'done', 'failed')),
+    updated_at INTEGER NOT NULL
+);
+CREATE INDEX frontier_pending ON frontier (state, priority DESC, due_at, url);
+CREATE TABLE fetch_log (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    url        TEXT    NOT NULL,
+    fetched_at INTEGER NOT NULL,
+    status     INTEGER,
+    bytes      INTEGER NOT NULL,
+    outcome    TEXT    NOT NULL
+);
+CREATE TABLE raw_pages (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    url          TEXT    NOT NULL,
+    kind         TEXT    NOT NULL,
+    fetched_at   INTEGER NOT NULL,
+    status       INTEGER NOT NULL,
+    content_type TEXT,
+    body_zstd    BLOB    NOT NULL,
+    imported     INTEGER NOT NULL DEFAULT 0 CHECK (imported IN (0, 1))
+);
+CREATE INDEX raw_pages_by_time ON raw_pages (fetched_at);
+CREATE INDEX raw_pages_unimported ON raw_pages (id) WHERE imported = 0;
+CREATE TABLE daily_requests (
+    day             TEXT    PRIMARY KEY,
+    requests        INTEGER NOT NULL,
+    last_request_at INTEGER NOT NULL
+);
+CREATE TABLE robots (
+    origin     TEXT    PRIMARY KEY,
+    fetched_at INTEGER NOT NULL,
+    status     INTEGER,
+    body       BLOB    NOT NULL
+);
+CREATE TABLE topics (
+    topic_id      INTEGER PRIMARY KEY,
+    last_post_id  INTEGER NOT NULL,
+    last_post_at  INTEGER,
+    step          INTEGER NOT NULL,
+    next_check_at INTEGER
+);
+CREATE INDEX topics_due ON topics (next_check_at) WHERE next_check_at IS NOT NULL;
+CREATE TABLE posts (
+    post_id       INTEGER PRIMARY KEY,
+    topic_id      INTEGER NOT NULL,
+    first_seen_at INTEGER NOT NULL,
+    step          INTEGER NOT NULL,
+    next_check_at INTEGER
+);
+CREATE INDEX posts_due ON posts (next_check_at) WHERE next_check_at IS NOT NULL;
+";

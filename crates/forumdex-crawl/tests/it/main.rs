@@ -1,0 +1,5 @@
+//! forumdex-crawl's integration tests: one binary, a module per area.
+
+mod fetch;
+mod fixture;
+mod state;
