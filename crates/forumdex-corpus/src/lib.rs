@@ -14,6 +14,7 @@ pub mod model;
 pub mod record;
 pub mod sqlite;
 pub mod store;
+pub mod takedown;
 pub mod text;
 pub mod time;
 
@@ -23,4 +24,5 @@ pub use model::*;
 pub use record::{Observation, Record, RecordError};
 pub use sqlite::SqliteCorpusStore;
 pub use store::{CorpusMaintenance, CorpusRead, CorpusWrite, StoreError};
+pub use takedown::{Takedown, TakedownError, TakedownSet, TakedownTarget};
 pub use time::Millis;

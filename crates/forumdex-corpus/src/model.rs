@@ -240,6 +240,38 @@ pub struct ChangePosition {
     pub post_id: i64,
 }
 
+/// What became of a post in a range of sequences (see
+/// [`crate::CorpusRead::posts_changed`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum PostChange {
+    /// Its canonical version is now this document.
+    Current(PostDoc),
+    /// Its canonical version is a deletion (corpus-format.md, post field `deleted`): the
+    /// post is served as absent.
+    Deleted {
+        /// The post ID.
+        post_id: i64,
+    },
+}
+
+impl PostChange {
+    /// The post the change is about.
+    pub fn post_id(&self) -> i64 {
+        match self {
+            Self::Current(post) => post.post_id,
+            Self::Deleted { post_id } => *post_id,
+        }
+    }
+
+    /// The current document, unless the post is deleted.
+    pub fn current(self) -> Option<PostDoc> {
+        match self {
+            Self::Current(post) => Some(post),
+            Self::Deleted { .. } => None,
+        }
+    }
+}
+
 /// An image record whose file has not become a cached image object yet (see
 /// [`crate::CorpusWrite::pending_images`]).
 #[derive(Debug, Clone, PartialEq, Eq)]

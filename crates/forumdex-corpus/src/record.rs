@@ -129,6 +129,9 @@ pub struct PostRecord {
     pub merit_senders: Option<Vec<MeritSender>>,
     /// Language code; the importer fills it by detection when the record has none.
     pub language: Option<String>,
+    /// The post was seen gone from the forum: as the canonical version it is served as
+    /// absent (corpus-format.md, post field `deleted`).
+    pub deleted: bool,
 }
 
 /// An `image` record.
@@ -213,6 +216,7 @@ fn parse_post(fields: &Fields<'_>) -> Result<PostRecord, RecordError> {
         merit,
         merit_senders,
         language,
+        deleted: fields.opt_bool("deleted")?.unwrap_or(false),
     })
 }
 

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use crate::model::*;
 use crate::record::Observation;
+use crate::takedown::{Takedown, TakedownError, TakedownSet, TakedownTarget};
 use crate::time::Millis;
 
 /// Why a store operation failed.
@@ -23,6 +24,10 @@ pub enum StoreError {
 /// The read side of a corpus with MVCC snapshots: everything the API and the search sync
 /// read. The HTTP layer holds only this trait, so it cannot write the corpus. All methods
 /// block; call them off async threads.
+///
+/// What the API is served leaves out posts whose canonical version is a deletion and
+/// everything under a takedown in force, at every sequence: a takedown is not versioned, so
+/// no snapshot taken before it brings the content back.
 pub trait CorpusRead: Send + Sync {
     /// The newest committed sequence, frozen at `now`.
     fn snapshot(&self, now: Millis) -> Result<Snapshot, StoreError>;
@@ -51,14 +56,22 @@ pub trait CorpusRead: Send + Sync {
 
     /// Posts whose canonical version changed in sequences `(since, upto]`, as visible at
     /// `upto`, in (sequence, post ID) order after `after`, at most `limit`: what an index
-    /// kept in step with the corpus must (re)index. `since = 0` lists every post.
+    /// kept in step with the corpus must (re)index or drop. `since = 0` lists every post.
+    /// Takedowns do not show here (they are not versioned): searches leave them out with
+    /// [`CorpusRead::takedowns_in_force`].
     fn posts_changed(
         &self,
         since: i64,
         upto: i64,
         after: ChangePosition,
         limit: usize,
-    ) -> Result<Vec<(ChangePosition, PostDoc)>, StoreError>;
+    ) -> Result<Vec<(ChangePosition, PostChange)>, StoreError>;
+
+    /// The takedowns in force now, by kind: what a search must leave out.
+    fn takedowns_in_force(&self) -> Result<TakedownSet, StoreError>;
+
+    /// Every takedown ever recorded, lifted ones included, oldest first.
+    fn takedowns(&self) -> Result<Vec<Takedown>, StoreError>;
 
     /// The cached objects of those of `source_urls` whose canonical image record at `seq`
     /// has one, by URL.
@@ -90,6 +103,25 @@ pub trait CorpusWrite: CorpusRead {
 
     /// Records the objects made from image records, by the records' line hashes.
     fn record_image_objects(&self, objects: &[(Vec<u8>, ImageObject)]) -> Result<(), StoreError>;
+
+    /// Takes `target` out of the service from the next read on, recording `reason` and
+    /// `now`. Refused when the target already has a takedown in force, or the reason is
+    /// empty or longer than [`crate::takedown::MAX_REASON_CHARS`].
+    fn add_takedown(
+        &self,
+        target: TakedownTarget,
+        reason: &str,
+        now: Millis,
+    ) -> Result<Takedown, TakedownError>;
+
+    /// Lifts takedown `takedown_id`, recording `reason` (may be empty) and `now`. Refused
+    /// when no takedown in force has that ID.
+    fn lift_takedown(
+        &self,
+        takedown_id: i64,
+        reason: &str,
+        now: Millis,
+    ) -> Result<Takedown, TakedownError>;
 }
 
 /// Maintenance: what the server's background collector does.

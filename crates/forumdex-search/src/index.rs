@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use forumdex_corpus::html::img_tags;
 use forumdex_corpus::text::{html_to_search_text, html_to_text};
-use forumdex_corpus::{ChangePosition, CorpusRead, Millis, PostDoc};
+use forumdex_corpus::{ChangePosition, CorpusRead, Millis, PostChange, PostDoc};
 use serde::{Deserialize, Serialize};
 use tantivy::collector::TopDocs;
 use tantivy::query::TermQuery;
@@ -31,7 +31,7 @@ use crate::analysis::{self, PLAIN_ANALYZER, TEXT_ANALYZER};
 use crate::quality::Quality;
 
 /// Version of the schema and analyzers; indexes written by another version are rebuilt.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 /// Corpus sequences indexed per commit (an import batch is one sequence, 5,000
 /// observations by default). Each commit flushes every touched index and waits for its
 /// merges, so a backlog (a fresh import, a reindex) is indexed in large windows; a running
@@ -48,7 +48,7 @@ const STATE_FILE: &str = "state.json";
 pub struct Fields {
     /// Forum post ID (indexed: the delete key).
     pub post_id: Field,
-    /// Topic ID.
+    /// Topic ID (indexed: takedowns of a topic filter on it).
     pub topic_id: Field,
     /// Post subject (stored).
     pub title: Field,
@@ -110,7 +110,7 @@ pub fn schema() -> (Schema, Fields) {
     let full = IndexRecordOption::WithFreqsAndPositions;
     let fields = Fields {
         post_id: b.add_i64_field("post_id", INDEXED | STORED | FAST),
-        topic_id: b.add_i64_field("topic_id", STORED),
+        topic_id: b.add_i64_field("topic_id", INDEXED | STORED),
         title: b.add_text_field("title", STORED),
         title_text: b.add_text_field("title_text", text(TEXT_ANALYZER, full)),
         topic_title: b.add_text_field("topic_title", STORED),
@@ -164,6 +164,8 @@ pub struct SyncReport {
     pub posts_indexed: u64,
     /// Of those, low-quality replies (filtered by default).
     pub posts_hidden: u64,
+    /// Posts dropped because their canonical version became a deletion.
+    pub posts_deleted: u64,
     /// Documents per language index after the sync.
     pub indexes: BTreeMap<String, u64>,
 }
@@ -371,7 +373,21 @@ impl SearchIndexes {
             // From sequence 0 the indexes are empty: no previous versions to look for.
             let others = if since == 0 { Vec::new() } else { self.all() };
             let searchers: Vec<_> = others.iter().map(|i| i.reader.searcher()).collect();
-            for (_, post) in &page {
+            for (_, change) in &page {
+                let post = match change {
+                    PostChange::Current(post) => post,
+                    PostChange::Deleted { post_id } => {
+                        // Served as absent: drop it wherever it is.
+                        let id_term = Term::from_field_i64(self.fields.post_id, *post_id);
+                        for (other, searcher) in others.iter().zip(&searchers) {
+                            if holds(searcher, &id_term)? {
+                                writer_for(&mut writers, other)?.delete_term(id_term.clone());
+                            }
+                        }
+                        report.posts_deleted += 1;
+                        continue;
+                    }
+                };
                 let key = analysis::index_key_for(post.language.as_deref());
                 let id_term = Term::from_field_i64(self.fields.post_id, post.post_id);
                 // Remove the previous version wherever it is (its language may have changed).

@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::sync::Arc;
 
-use forumdex_corpus::{LangCode, Millis};
+use forumdex_corpus::{LangCode, Millis, TakedownSet};
 use tantivy::collector::{Count, TopDocs};
 use tantivy::columnar::Column;
 use tantivy::query::{
@@ -73,6 +73,9 @@ pub struct SearchRequest {
     pub limit: usize,
     /// Only posts with an `<img>` (image search), without highlights.
     pub images_only: bool,
+    /// What takedowns in force leave out (posts, and every post of the topics and
+    /// profiles); [`SearchResults::total`] does not count them.
+    pub exclude: TakedownSet,
 }
 
 impl SearchRequest {
@@ -85,6 +88,7 @@ impl SearchRequest {
             include_low_quality: false,
             limit: DEFAULT_LIMIT,
             images_only: false,
+            exclude: TakedownSet::default(),
         }
     }
 }
@@ -284,6 +288,20 @@ fn run(
         }
         if request.images_only {
             clauses.push((Occur::Must, flag(fields.has_image)));
+        }
+        let excluded = [
+            (fields.post_id, &request.exclude.posts),
+            (fields.topic_id, &request.exclude.topics),
+            (fields.author_uid, &request.exclude.profiles),
+        ];
+        for (field, ids) in excluded {
+            for &id in ids {
+                let term = Term::from_field_i64(field, id);
+                clauses.push((
+                    Occur::MustNot,
+                    Box::new(TermQuery::new(term, IndexRecordOption::Basic)),
+                ));
+            }
         }
         let filtered: Box<dyn Query> = if clauses.len() == 1 {
             query.box_clone()

@@ -23,7 +23,7 @@ use crate::app::App;
 use crate::error::{ApiError, blocking};
 use crate::image_search::{ImageQuery, find_images};
 use crate::query::{QueryParams, truncate};
-use crate::routes::search::parse_request;
+use crate::routes::search::{parse_request, with_takedowns};
 use crate::wire;
 
 /// The parameters of the endpoint.
@@ -67,6 +67,7 @@ pub async fn search_images(
     let now = app.clock.now_millis();
     let query = ImageQuery { size, hide_nsfw };
     let (results, found) = blocking(move || -> Result<_, ApiError> {
+        let request = with_takedowns(request, corpus.as_ref())?;
         let results = forumdex_search::search(&indexes, &request)?;
         let found = find_images(corpus.as_ref(), &results.hits, query, now)?;
         Ok((results, found))

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::{RawQuery, State};
 use forumdex_corpus::text::replace_image_markers;
+use forumdex_corpus::{CorpusRead, TakedownSet};
 use forumdex_search::search::RankFactors;
 use forumdex_search::search::{DEFAULT_LIMIT, RANKING_MODEL_VERSION};
 use forumdex_search::{Hit, LangCode, SearchRequest, SearchResults};
@@ -37,6 +38,7 @@ pub async fn search(
     let corpus = Arc::clone(&app.corpus);
     let now = app.clock.now_millis();
     let (results, cached) = blocking(move || -> Result<_, ApiError> {
+        let request = with_takedowns(request, corpus.as_ref())?;
         let results = forumdex_search::search(&indexes, &request)?;
         let (cached, _) = cdn::hit_images(corpus.as_ref(), &results.hits, now)?;
         Ok((results, cached))
@@ -71,7 +73,18 @@ pub fn parse_request(params: &QueryParams) -> Result<SearchRequest, ApiError> {
         include_low_quality: flag(params, "include_low_quality")?,
         limit: DEFAULT_LIMIT,
         images_only: false,
+        exclude: TakedownSet::default(),
     })
+}
+
+/// `request` leaving out what the takedowns in force now remove (read per request, so a
+/// takedown applies from the next search on, whatever process recorded it).
+pub fn with_takedowns(
+    mut request: SearchRequest,
+    corpus: &dyn CorpusRead,
+) -> Result<SearchRequest, ApiError> {
+    request.exclude = corpus.takedowns_in_force()?;
+    Ok(request)
 }
 
 /// A parameter whose only allowed value is `1`.

@@ -2,6 +2,7 @@
 //! (`BEGIN IMMEDIATE`), readers on their own connections so imports never block reads.
 
 mod read;
+mod takedowns;
 mod write;
 
 use std::collections::HashMap;
@@ -15,6 +16,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 use crate::model::*;
 use crate::record::Observation;
 use crate::store::{CorpusMaintenance, CorpusRead, CorpusWrite, StoreError};
+use crate::takedown::{Takedown, TakedownError, TakedownSet, TakedownTarget, check_reason};
 use crate::time::Millis;
 
 /// How long a statement waits for a lock before the store reports [`StoreError::Busy`].
@@ -42,6 +44,7 @@ impl SqliteCorpusStore {
         let conn = connect(&path)?;
         conn.execute_batch(include_str!("schema.sql"))
             .map_err(map_err)?;
+        migrate(&conn).map_err(map_err)?;
         Ok(Self {
             readers: Pool::new(path.clone(), MAX_IDLE_READERS, connect),
             path,
@@ -85,6 +88,14 @@ impl SqliteCorpusStore {
         &self,
         f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
     ) -> Result<T, StoreError> {
+        self.with_writer_as(|conn| f(conn).map_err(map_err))
+    }
+
+    /// [`Self::with_writer`] for work whose errors are not only SQLite's.
+    fn with_writer_as<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> Result<T, E>,
+    ) -> Result<T, E> {
         let mut guard = self.writer.lock().expect("writer lock");
         if guard.is_none() {
             let conn = connect(&self.path)?;
@@ -94,13 +105,30 @@ impl SqliteCorpusStore {
                 return Err(StoreError::Unavailable(format!(
                     "{} is read-only",
                     self.path.display()
-                )));
+                ))
+                .into());
             }
             *guard = Some(conn);
         }
         let conn = guard.as_mut().expect("writer connection was just set");
-        f(conn).map_err(map_err)
+        f(conn)
     }
+}
+
+/// Brings a database made by an earlier release up to the schema: `post_versions.deleted`
+/// arrived with the crawler (corpus-format.md gained the post field `deleted`).
+fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+    let has_deleted: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM pragma_table_info('post_versions') WHERE name = 'deleted')",
+        [],
+        |row| row.get(0),
+    )?;
+    if !has_deleted {
+        conn.execute_batch(
+            "ALTER TABLE post_versions ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0",
+        )?;
+    }
+    Ok(())
 }
 
 fn connect(path: &Path) -> Result<Connection, StoreError> {
@@ -169,8 +197,16 @@ impl CorpusRead for SqliteCorpusStore {
         upto: i64,
         after: ChangePosition,
         limit: usize,
-    ) -> Result<Vec<(ChangePosition, PostDoc)>, StoreError> {
+    ) -> Result<Vec<(ChangePosition, PostChange)>, StoreError> {
         self.with_reader(|conn| read::posts_changed(conn, since, upto, after, limit))
+    }
+
+    fn takedowns_in_force(&self) -> Result<TakedownSet, StoreError> {
+        self.with_reader(takedowns::in_force)
+    }
+
+    fn takedowns(&self) -> Result<Vec<Takedown>, StoreError> {
+        self.with_reader(takedowns::all)
     }
 
     fn cached_images(
@@ -205,6 +241,26 @@ impl CorpusWrite for SqliteCorpusStore {
 
     fn record_image_objects(&self, objects: &[(Vec<u8>, ImageObject)]) -> Result<(), StoreError> {
         self.with_writer(|conn| write::record_image_objects(conn, objects))
+    }
+
+    fn add_takedown(
+        &self,
+        target: TakedownTarget,
+        reason: &str,
+        now: Millis,
+    ) -> Result<Takedown, TakedownError> {
+        let reason = check_reason(reason, true)?;
+        self.with_writer_as(|conn| takedowns::add(conn, target, reason, now))
+    }
+
+    fn lift_takedown(
+        &self,
+        takedown_id: i64,
+        reason: &str,
+        now: Millis,
+    ) -> Result<Takedown, TakedownError> {
+        let reason = check_reason(reason, false)?;
+        self.with_writer_as(|conn| takedowns::lift(conn, takedown_id, reason, now))
     }
 }
 

@@ -8,10 +8,13 @@ use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use crate::derive;
 use crate::model::*;
 use crate::record::MeritCounts;
+use crate::takedown::TakedownTarget;
 use crate::time::Millis;
 
+use super::takedowns::{served, taken_down};
+
 /// The visibility predicate of table alias `t` at the named parameter `:seq`.
-fn visible(t: &str) -> String {
+pub(super) fn visible(t: &str) -> String {
     format!("({t}.valid_from <= :seq AND ({t}.valid_to IS NULL OR {t}.valid_to > :seq))")
 }
 
@@ -44,7 +47,7 @@ fn post_columns() -> String {
                                         ORDER BY q.post_id LIMIT 1)) AS is_op,
          p.sort_at",
         vt = visible("t"),
-        vq = visible("q"),
+        vq = served("q"),
     )
 }
 
@@ -131,7 +134,7 @@ fn posts_where(
     let sql = format!(
         "SELECT {} FROM post_versions p WHERE {} AND {where_order}",
         post_columns(),
-        visible("p")
+        served("p")
     );
     let mut all: Vec<(&str, &dyn rusqlite::ToSql)> = vec![(":seq", &seq)];
     all.extend_from_slice(params);
@@ -177,6 +180,9 @@ pub(super) fn topic(
     topic_id: i64,
     seq: i64,
 ) -> rusqlite::Result<Option<TopicDoc>> {
+    if taken_down(conn, TakedownTarget::Topic(topic_id))? {
+        return Ok(None);
+    }
     let params = named_params! {":id": topic_id, ":seq": seq};
     let record = conn
         .prepare_cached(&format!(
@@ -194,7 +200,7 @@ pub(super) fn topic(
             })
         })
         .optional()?;
-    let vp = visible("p");
+    let vp = served("p");
     let mut posts = conn
         .prepare_cached(&format!(
             "SELECT COUNT(*), MAX(p.posted_at), COALESCE(SUM(p.merit_total), 0),
@@ -270,7 +276,7 @@ pub(super) fn topic(
 
 /// The topic's distinct merit senders, by [`derive::topic_distinct_senders`].
 fn topic_distinct_senders(conn: &Connection, topic_id: i64, seq: i64) -> rusqlite::Result<i64> {
-    let vp = visible("p");
+    let vp = served("p");
     let params = named_params! {":id": topic_id, ":seq": seq};
     let unlisted: i64 = conn
         .prepare_cached(&format!(
@@ -305,6 +311,9 @@ pub(super) fn profile(
     profile_id: i64,
     seq: i64,
 ) -> rusqlite::Result<Option<ProfileDoc>> {
+    if taken_down(conn, TakedownTarget::Profile(profile_id))? {
+        return Ok(None);
+    }
     let params = named_params! {":id": profile_id, ":seq": seq};
     let record: Option<Option<String>> = conn
         .prepare_cached(&format!(
@@ -317,7 +326,7 @@ pub(super) fn profile(
         .prepare_cached(&format!(
             "SELECT COUNT(*), COUNT(DISTINCT p.topic_id), MIN(p.posted_at), MAX(p.posted_at)
              FROM post_versions p WHERE p.author_id = :id AND {}",
-            visible("p")
+            served("p")
         ))?
         .query_row(params, |row| {
             Ok(ProfileActivity {
@@ -346,15 +355,28 @@ pub(super) fn profile(
 }
 
 pub(super) fn scope_exists(conn: &Connection, scope: Scope, seq: i64) -> rusqlite::Result<bool> {
-    let (id, records, posts) = match scope {
-        Scope::Topic(id) => (id, "topic_versions r WHERE r.topic_id", "p.topic_id"),
-        Scope::Profile(id) => (id, "profile_versions r WHERE r.profile_id", "p.author_id"),
+    let (id, records, posts, target) = match scope {
+        Scope::Topic(id) => (
+            id,
+            "topic_versions r WHERE r.topic_id",
+            "p.topic_id",
+            TakedownTarget::Topic(id),
+        ),
+        Scope::Profile(id) => (
+            id,
+            "profile_versions r WHERE r.profile_id",
+            "p.author_id",
+            TakedownTarget::Profile(id),
+        ),
     };
+    if taken_down(conn, target)? {
+        return Ok(false);
+    }
     conn.prepare_cached(&format!(
         "SELECT EXISTS (SELECT 1 FROM {records} = :id AND {vr})
              OR EXISTS (SELECT 1 FROM post_versions p WHERE {posts} = :id AND {vp})",
         vr = visible("r"),
-        vp = visible("p"),
+        vp = served("p"),
     ))?
     .query_row(named_params! {":id": id, ":seq": seq}, |row| row.get(0))
 }
@@ -455,7 +477,7 @@ fn list_sql(request: &ListRequest) -> String {
            AND (:topic IS NULL OR p.topic_id = :topic)
          ORDER BY p.sort_at {dir}, p.post_id {dir}",
         cols = post_columns(),
-        vp = visible("p"),
+        vp = served("p"),
     )
 }
 
@@ -490,9 +512,9 @@ pub(super) fn posts_changed(
     upto: i64,
     after: ChangePosition,
     limit: usize,
-) -> rusqlite::Result<Vec<(ChangePosition, PostDoc)>> {
+) -> rusqlite::Result<Vec<(ChangePosition, PostChange)>> {
     let sql = format!(
-        "SELECT {cols}, p.valid_from FROM post_versions p
+        "SELECT {cols}, p.valid_from, p.deleted FROM post_versions p
          WHERE p.valid_from > :since AND p.valid_from <= :seq AND {vp}
            AND (p.valid_from, p.post_id) > (:after_seq, :after_post)
          ORDER BY p.valid_from, p.post_id LIMIT :limit",
@@ -511,13 +533,23 @@ pub(super) fn posts_changed(
                 seq: row.get(17)?,
                 post_id: row.get(0)?,
             };
-            Ok((position, post_from_row(row)?))
+            let deleted: bool = row.get(18)?;
+            Ok((
+                position,
+                (!deleted).then(|| post_from_row(row)).transpose()?,
+            ))
         },
     )?;
     let mut boards = BoardNames::new(conn, upto);
     rows.map(|row| {
         let (position, post) = row?;
-        Ok((position, boards.fill(post)?))
+        let change = match post {
+            Some(post) => PostChange::Current(boards.fill(post)?),
+            None => PostChange::Deleted {
+                post_id: position.post_id,
+            },
+        };
+        Ok((position, change))
     })
     .collect()
 }
@@ -530,20 +562,20 @@ pub(super) fn counts(conn: &Connection, seq: i64) -> rusqlite::Result<CorpusCoun
     Ok(CorpusCounts {
         posts: count(format!(
             "SELECT COUNT(*) FROM post_versions p WHERE {}",
-            visible("p")
+            served("p")
         ))?,
         topics: count(format!(
             "SELECT COUNT(*) FROM (SELECT r.topic_id FROM topic_versions r WHERE {}
                                    UNION SELECT p.topic_id FROM post_versions p WHERE {})",
             visible("r"),
-            visible("p")
+            served("p")
         ))?,
         profiles: count(format!(
             "SELECT COUNT(*) FROM (SELECT r.profile_id FROM profile_versions r WHERE {}
                                    UNION SELECT p.author_id FROM post_versions p
                                          WHERE p.author_id IS NOT NULL AND {})",
             visible("r"),
-            visible("p")
+            served("p")
         ))?,
         boards: count(format!(
             "SELECT COUNT(*) FROM board_versions r WHERE {}",

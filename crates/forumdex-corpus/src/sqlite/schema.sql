@@ -54,7 +54,9 @@ CREATE TABLE IF NOT EXISTS post_versions (
     posted_at INTEGER, sort_at INTEGER NOT NULL,
     content_html TEXT NOT NULL, language TEXT,
     merit_total INTEGER NOT NULL, merit_distinct INTEGER NOT NULL, merit_tx INTEGER NOT NULL,
-    merit_senders TEXT
+    merit_senders TEXT,
+    -- 1 for a deletion (corpus-format.md, post field `deleted`): served as absent.
+    deleted INTEGER NOT NULL DEFAULT 0
 );
 CREATE UNIQUE INDEX IF NOT EXISTS post_current ON post_versions(post_id) WHERE valid_to IS NULL;
 CREATE INDEX IF NOT EXISTS post_by_id ON post_versions(post_id, valid_from);
@@ -81,3 +83,17 @@ CREATE INDEX IF NOT EXISTS image_by_line ON image_versions(sha256);
 CREATE TABLE IF NOT EXISTS image_objects (
     line_sha256 BLOB PRIMARY KEY, avif_sha256 TEXT NOT NULL, avif_bytes INTEGER NOT NULL
 ) WITHOUT ROWID;
+
+-- Takedowns (operator-interface.md, `forumdex takedown`): not versioned with the corpus. A
+-- row in force (lifted_at IS NULL) hides its post, topic or profile (with their posts) from
+-- every read at every sequence; lifted rows stay as the record of what was done and why.
+CREATE TABLE IF NOT EXISTS takedowns (
+    takedown_id   INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind          TEXT NOT NULL CHECK (kind IN ('post', 'topic', 'profile')),
+    entity_id     INTEGER NOT NULL,
+    reason        TEXT NOT NULL,
+    created_at    INTEGER NOT NULL,
+    lifted_at     INTEGER,
+    lifted_reason TEXT
+);
+CREATE UNIQUE INDEX IF NOT EXISTS takedown_in_force ON takedowns(kind, entity_id) WHERE lifted_at IS NULL;

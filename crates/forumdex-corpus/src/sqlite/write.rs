@@ -225,9 +225,9 @@ fn insert_version(
                 "INSERT INTO post_versions (valid_from, observed_at, sha256, indexed_at,
                    post_id, topic_id, board_id, post_number, is_op, title, author_id,
                    author_name, posted_at, sort_at, content_html, language,
-                   merit_total, merit_distinct, merit_tx, merit_senders)
+                   merit_total, merit_distinct, merit_tx, merit_senders, deleted)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
-                   ?16, ?17, ?18, ?19, ?20)",
+                   ?16, ?17, ?18, ?19, ?20, ?21)",
             )?
             .execute(params![
                 seq,
@@ -249,7 +249,8 @@ fn insert_version(
                 r.merit.total,
                 r.merit.distinct_senders,
                 r.merit.transactions,
-                senders
+                senders,
+                r.deleted
             ])?
         }
         Record::Image(r) => tx

@@ -225,8 +225,16 @@ impl CorpusRead for RecordingStore {
         upto: i64,
         after: ChangePosition,
         limit: usize,
-    ) -> Result<Vec<(ChangePosition, PostDoc)>, StoreError> {
+    ) -> Result<Vec<(ChangePosition, forumdex_corpus::PostChange)>, StoreError> {
         self.inner.posts_changed(since, upto, after, limit)
+    }
+
+    fn takedowns_in_force(&self) -> Result<forumdex_corpus::TakedownSet, StoreError> {
+        self.inner.takedowns_in_force()
+    }
+
+    fn takedowns(&self) -> Result<Vec<forumdex_corpus::Takedown>, StoreError> {
+        self.inner.takedowns()
     }
 
     fn cached_images(
@@ -272,5 +280,23 @@ impl CorpusWrite for RecordingStore {
         objects: &[(Vec<u8>, forumdex_corpus::ImageObject)],
     ) -> Result<(), StoreError> {
         self.inner.record_image_objects(objects)
+    }
+
+    fn add_takedown(
+        &self,
+        target: forumdex_corpus::TakedownTarget,
+        reason: &str,
+        now: Millis,
+    ) -> Result<forumdex_corpus::Takedown, forumdex_corpus::TakedownError> {
+        self.inner.add_takedown(target, reason, now)
+    }
+
+    fn lift_takedown(
+        &self,
+        takedown_id: i64,
+        reason: &str,
+        now: Millis,
+    ) -> Result<forumdex_corpus::Takedown, forumdex_corpus::TakedownError> {
+        self.inner.lift_takedown(takedown_id, reason, now)
     }
 }

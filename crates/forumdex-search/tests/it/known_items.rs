@@ -20,7 +20,7 @@ pub fn all_posts(store: &dyn CorpusWrite) -> Vec<PostDoc> {
         let page = store.posts_changed(0, upto, after, 1000).unwrap();
         let Some((last, _)) = page.last() else { break };
         after = *last;
-        out.extend(page.into_iter().map(|(_, p)| p));
+        out.extend(page.into_iter().filter_map(|(_, change)| change.current()));
     }
     out
 }

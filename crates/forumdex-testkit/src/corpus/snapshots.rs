@@ -182,7 +182,10 @@ pub fn posts_changed_lists_what_became_canonical_in_a_range<S: CorpusWrite + Cor
             .posts_changed(since, upto, after, limit)
             .unwrap()
             .into_iter()
-            .map(|(_, p)| (p.post_id, p.content_html))
+            .map(|(_, change)| match change {
+                PostChange::Current(p) => (p.post_id, p.content_html),
+                PostChange::Deleted { post_id } => (post_id, "(deleted)".to_owned()),
+            })
             .collect()
     };
     let all = ids(0, s2, ChangePosition::default(), 10);

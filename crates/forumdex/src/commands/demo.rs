@@ -137,7 +137,11 @@ fn demo_account(accounts: &dyn AccountStore, data: &std::path::Path) -> anyhow::
 /// A post with an author, to fill the example requests.
 fn example_post(corpus: &dyn CorpusRead) -> anyhow::Result<Option<PostDoc>> {
     let seq = corpus.snapshot(Millis::now())?.seq;
-    let posts = corpus.posts_changed(0, seq, ChangePosition::default(), 200)?;
-    let with_author = posts.iter().find(|(_, post)| post.author_id.is_some());
-    Ok(with_author.or(posts.first()).map(|(_, post)| post.clone()))
+    let posts: Vec<PostDoc> = corpus
+        .posts_changed(0, seq, ChangePosition::default(), 200)?
+        .into_iter()
+        .filter_map(|(_, change)| change.current())
+        .collect();
+    let with_author = posts.iter().find(|post| post.author_id.is_some());
+    Ok(with_author.or(posts.first()).cloned())
 }

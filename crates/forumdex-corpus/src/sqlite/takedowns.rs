@@ -1,0 +1,151 @@
+//! Takedowns on SQLite: the `takedowns` table, and [`served`], the predicate every read of
+//! posts uses to leave out deletions and what is taken down.
+
+use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
+
+use crate::takedown::{Lifted, Takedown, TakedownError, TakedownSet, TakedownTarget};
+use crate::time::Millis;
+
+use super::read::visible;
+
+/// Whether the post version of alias `p` is served at `:seq`: visible, not a deletion, and
+/// neither it, its topic nor its author under a takedown in force. Each takedown check is
+/// one probe of the `takedown_in_force` index.
+pub(super) fn served(p: &str) -> String {
+    format!(
+        "({visible} AND {p}.deleted = 0
+          AND NOT EXISTS (SELECT 1 FROM takedowns k WHERE k.kind = 'post'
+                          AND k.entity_id = {p}.post_id AND k.lifted_at IS NULL)
+          AND NOT EXISTS (SELECT 1 FROM takedowns k WHERE k.kind = 'topic'
+                          AND k.entity_id = {p}.topic_id AND k.lifted_at IS NULL)
+          AND ({p}.author_id IS NULL
+               OR NOT EXISTS (SELECT 1 FROM takedowns k WHERE k.kind = 'profile'
+                              AND k.entity_id = {p}.author_id AND k.lifted_at IS NULL)))",
+        visible = visible(p),
+    )
+}
+
+/// Whether `target` itself is under a takedown in force.
+pub(super) fn taken_down(conn: &Connection, target: TakedownTarget) -> rusqlite::Result<bool> {
+    conn.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM takedowns
+                        WHERE kind = ?1 AND entity_id = ?2 AND lifted_at IS NULL)",
+    )?
+    .query_row(params![target.kind(), target.id()], |row| row.get(0))
+}
+
+const COLUMNS: &str = "takedown_id, kind, entity_id, reason, created_at, lifted_at, lifted_reason";
+
+fn takedown_from_row(row: &Row<'_>) -> rusqlite::Result<Takedown> {
+    let kind: String = row.get(1)?;
+    let id: i64 = row.get(2)?;
+    let target = TakedownTarget::from_parts(&kind, id).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            1,
+            rusqlite::types::Type::Text,
+            format!("unknown takedown kind {kind:?}").into(),
+        )
+    })?;
+    let lifted_at: Option<i64> = row.get(5)?;
+    let lifted_reason: Option<String> = row.get(6)?;
+    Ok(Takedown {
+        takedown_id: row.get(0)?,
+        target,
+        reason: row.get(3)?,
+        at: Millis(row.get(4)?),
+        lifted: lifted_at.map(|at| Lifted {
+            at: Millis(at),
+            reason: lifted_reason.unwrap_or_default(),
+        }),
+    })
+}
+
+pub(super) fn all(conn: &Connection) -> rusqlite::Result<Vec<Takedown>> {
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM takedowns ORDER BY takedown_id"
+    ))?;
+    let rows = statement.query_map([], takedown_from_row)?;
+    rows.collect()
+}
+
+pub(super) fn in_force(conn: &Connection) -> rusqlite::Result<TakedownSet> {
+    let mut set = TakedownSet::default();
+    let mut statement = conn.prepare_cached(
+        "SELECT kind, entity_id FROM takedowns WHERE lifted_at IS NULL ORDER BY takedown_id",
+    )?;
+    let mut rows = statement.query([])?;
+    while let Some(row) = rows.next()? {
+        let kind: String = row.get(0)?;
+        let id: i64 = row.get(1)?;
+        match TakedownTarget::from_parts(&kind, id) {
+            Some(TakedownTarget::Post(id)) => set.posts.push(id),
+            Some(TakedownTarget::Topic(id)) => set.topics.push(id),
+            Some(TakedownTarget::Profile(id)) => set.profiles.push(id),
+            None => {}
+        }
+    }
+    Ok(set)
+}
+
+pub(super) fn add(
+    conn: &mut Connection,
+    target: TakedownTarget,
+    reason: &str,
+    now: Millis,
+) -> Result<Takedown, TakedownError> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(super::map_err)?;
+    let existing: Option<i64> = tx
+        .query_row(
+            "SELECT takedown_id FROM takedowns
+             WHERE kind = ?1 AND entity_id = ?2 AND lifted_at IS NULL",
+            params![target.kind(), target.id()],
+            |row| row.get(0),
+        )
+        .optional()
+        .map_err(super::map_err)?;
+    if let Some(takedown_id) = existing {
+        return Err(TakedownError::AlreadyTakenDown {
+            target,
+            takedown_id,
+        });
+    }
+    let takedown = tx
+        .query_row(
+            &format!(
+                "INSERT INTO takedowns (kind, entity_id, reason, created_at)
+                 VALUES (?1, ?2, ?3, ?4) RETURNING {COLUMNS}"
+            ),
+            params![target.kind(), target.id(), reason, now.0],
+            takedown_from_row,
+        )
+        .map_err(super::map_err)?;
+    tx.commit().map_err(super::map_err)?;
+    Ok(takedown)
+}
+
+pub(super) fn lift(
+    conn: &mut Connection,
+    takedown_id: i64,
+    reason: &str,
+    now: Millis,
+) -> Result<Takedown, TakedownError> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(super::map_err)?;
+    let lifted = tx
+        .query_row(
+            &format!(
+                "UPDATE takedowns SET lifted_at = ?2, lifted_reason = ?3
+                 WHERE takedown_id = ?1 AND lifted_at IS NULL RETURNING {COLUMNS}"
+            ),
+            params![takedown_id, now.0, reason],
+            takedown_from_row,
+        )
+        .optional()
+        .map_err(super::map_err)?
+        .ok_or(TakedownError::NotInForce(takedown_id))?;
+    tx.commit().map_err(super::map_err)?;
+    Ok(lifted)
+}
