@@ -5,9 +5,11 @@
 //! - [`observe`]: turns parsed pages into corpus-format v1 JSON lines.
 //! - [`fetch`]: the polite HTTP client (one request in flight, paced, robots.txt obeyed,
 //!   429/503 backoff, request budgets).
+//! - [`crawl`]: the crawl loop that ties them together ([`crawl::Crawler`]).
 //! - [`state`]: the crawl state in `{data}/crawl/state.sqlite` (frontier, fetch log, raw
 //!   pages, daily budget, robots cache, refresh schedule), which makes a crawl resumable.
 
+pub mod crawl;
 pub mod fetch;
 pub mod observe;
 pub mod parse;

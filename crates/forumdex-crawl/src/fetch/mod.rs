@@ -6,7 +6,8 @@
 //!   of the previous exchange. Every request goes through it: robots.txt, redirects and
 //!   retries too.
 //! - Across runs: a new fetcher's first request waits the interval from the last request
-//!   any run sent (its start, persisted in the crawl state), so a restart cannot break it.
+//!   any run sent (the end of its exchange, or its start if the run was killed during it;
+//!   persisted in the crawl state), so a restart cannot break it.
 //! - Budgets: every request sent counts, against `--max-requests` (this run) and
 //!   `crawl_daily_budget` (per UTC day, persisted in the crawl state, counted before the
 //!   request is sent). An exhausted budget is an error and sends nothing.
@@ -363,11 +364,14 @@ impl Fetcher {
         self.spend_request().await?;
         let result = self.send(url).await;
         self.pacer.finished(gap, self.policy.jitter());
+        let state = Arc::clone(&self.state);
+        tokio::task::spawn_blocking(move || state.note_request_end(Utc::now())).await??;
         result
     }
 
     /// Holds the first request of this fetcher until `gap` after the last request any run
-    /// spent (persisted with the budget), so a quick restart does not break the interval.
+    /// spent (persisted with the budget: the end of its exchange, or its start when the run
+    /// was killed during it), so a quick restart does not break the interval.
     async fn pace_after_previous_run(&mut self, gap: Duration) -> Result<(), FetchError> {
         let state = Arc::clone(&self.state);
         let last = tokio::task::spawn_blocking(move || state.last_request_at()).await??;

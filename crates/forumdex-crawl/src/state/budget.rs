@@ -67,6 +67,21 @@ impl CrawlState {
             Ok(ms.map(instant))
         })
     }
+
+    /// Notes that the last request's exchange ended at `at` (its response read, or its
+    /// failure): a new run then waits the interval from the end, as within a run. A kill
+    /// during the exchange leaves its start, which [`Self::try_spend_request`] noted.
+    pub fn note_request_end(&self, at: DateTime<Utc>) -> Result<(), StateError> {
+        self.write(|tx| {
+            tx.execute(
+                "UPDATE daily_requests SET last_request_at = ?1
+                 WHERE last_request_at < ?1 AND day = (
+                     SELECT day FROM daily_requests ORDER BY last_request_at DESC LIMIT 1)",
+                [millis(at)],
+            )?;
+            Ok(())
+        })
+    }
 }
 
 /// The UTC day of an instant, `YYYY-MM-DD`.

@@ -156,6 +156,41 @@ impl CrawlState {
     }
 }
 
+impl CrawlState {
+    /// The last post time last noted for a topic by [`Self::observe_topic`] (`None`: never
+    /// noted, or noted without a time).
+    pub fn topic_last_post_at(&self, topic_id: u64) -> Result<Option<DateTime<Utc>>, StateError> {
+        self.read(|conn| {
+            let ms: Option<Option<i64>> = conn
+                .query_row(
+                    "SELECT last_post_at FROM topics WHERE topic_id = ?1",
+                    [topic_id],
+                    |row| row.get(0),
+                )
+                .optional()?;
+            Ok(ms.flatten().map(instant))
+        })
+    }
+
+    /// The posts of a topic seen so far ([`Self::observe_post`]) with IDs from `from` up to
+    /// `to` (`None`: no upper end), in ID order.
+    pub fn known_posts(
+        &self,
+        topic_id: u64,
+        from: u64,
+        to: Option<u64>,
+    ) -> Result<Vec<u64>, StateError> {
+        self.read(|conn| {
+            let mut statement = conn.prepare(
+                "SELECT post_id FROM posts WHERE topic_id = ?1 AND post_id >= ?2
+                     AND (?3 IS NULL OR post_id <= ?3) ORDER BY post_id",
+            )?;
+            let rows = statement.query_map(params![topic_id, from, to], |row| row.get(0))?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+    }
+}
+
 /// The offset of step `index` of the schedule.
 fn step(index: usize) -> Duration {
     let minutes = RECHECK_STEPS_MINUTES[index.min(RECHECK_STEPS_MINUTES.len() - 1)];

@@ -1,0 +1,392 @@
+//! The crawl itself: [`Crawler`] drives the frontier through the [`Fetcher`], reads each
+//! page ([`read`]), records it in the [`CrawlState`] and hands its observations to a
+//! [`Sink`] (the corpus import, or a file).
+//!
+//! Order of one page (the resume guarantee of [`crate::state`]): fetch -> read in memory ->
+//! [`CrawlState::record_page`] (with the links found) -> [`Sink::write`] ->
+//! [`CrawlState::mark_imported`]. A run first replays the pages recorded and not imported
+//! ([`Crawler::replay`]); the observations come from the stored page with `observed_at` =
+//! its fetch time, so a replay imports nothing twice.
+//!
+//! Deleted posts are decided against the posts the crawl state has seen: a post seen before
+//! in the ID range a topic page covers and missing from it now, or every post of a topic
+//! answered 404 (or the forum's error box), becomes a deleted observation.
+
+mod links;
+mod read;
+mod summary;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use chrono::Utc;
+
+use crate::fetch::{FetchError, Fetcher};
+use crate::parse::{Page, PageRef, ParseError, TopicStart};
+use crate::state::{CrawlState, FetchFailure, FetchRecord, StateError};
+pub use links::{Scope, kind};
+use read::{Body, Reading, id};
+pub use summary::Summary;
+
+/// Re-checks taken from the schedule in one `--refresh` run.
+const RECHECKS_PER_RUN: u32 = 10_000;
+
+/// Where a page's observation lines go.
+pub trait Sink {
+    /// Takes one page's corpus-format lines (possibly none); returns how many observations
+    /// were new to the corpus.
+    fn write(&mut self, lines: &[String]) -> anyhow::Result<u64>;
+}
+
+/// Why a crawl stopped early.
+#[derive(Debug, thiserror::Error)]
+pub enum CrawlError {
+    /// The forum answered a challenge or a login wall: crawling on would be impolite.
+    #[error("{url}: {reason}; the crawl stops (try again later, or check the forum in a browser)")]
+    Blocked {
+        /// The page asked for.
+        url: String,
+        /// What it was.
+        reason: ParseError,
+    },
+    /// The fetcher gave up (still throttled, robots.txt unreadable, the client).
+    #[error("{url}: {source}")]
+    Fetch {
+        /// The page asked for.
+        url: String,
+        /// Why.
+        source: FetchError,
+    },
+    /// The crawl state failed.
+    #[error(transparent)]
+    State(#[from] StateError),
+    /// The observations could not be imported (or written).
+    #[error("{url}: cannot import its observations: {source:#}")]
+    Sink {
+        /// The page they came from.
+        url: String,
+        /// Why.
+        source: anyhow::Error,
+    },
+}
+
+/// One crawl of one forum.
+#[derive(Debug)]
+pub struct Crawler {
+    state: Arc<CrawlState>,
+    forum_url: String,
+    scope: Scope,
+    refresh: bool,
+    summary: Summary,
+}
+
+impl Crawler {
+    /// A crawl of `scope` on the forum at `forum_url`, keeping its state in `state`;
+    /// `refresh` re-reads what may have changed (see [`Self::seed`]).
+    pub fn new(state: Arc<CrawlState>, forum_url: &str, scope: Scope, refresh: bool) -> Self {
+        Self {
+            state,
+            forum_url: forum_url.trim_end_matches('/').to_owned(),
+            scope,
+            refresh,
+            summary: Summary::default(),
+        }
+    }
+
+    /// What the crawl did so far.
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+
+    /// Imports the pages recorded but not imported (a previous run was stopped between the
+    /// two), oldest first. Run before fetching anything.
+    pub fn replay(&mut self, sink: &mut dyn Sink) -> Result<(), CrawlError> {
+        let pages: Vec<_> = self.state.unimported_pages().collect::<Result<_, _>>()?;
+        for raw in pages {
+            tracing::info!(url = %raw.url, "importing a page recorded by an interrupted crawl");
+            self.reread(&raw, sink)?;
+        }
+        Ok(())
+    }
+
+    /// `--reparse`: every stored raw page read again with the current parser and imported,
+    /// without fetching.
+    pub fn reparse(&mut self, sink: &mut dyn Sink) -> Result<(), CrawlError> {
+        let state = Arc::clone(&self.state);
+        for raw in state.raw_pages() {
+            self.reread(&raw?, sink)?;
+        }
+        Ok(())
+    }
+
+    /// Reads a stored page again and imports it.
+    fn reread(
+        &mut self,
+        raw: &crate::state::RawPage,
+        sink: &mut dyn Sink,
+    ) -> Result<(), CrawlError> {
+        let Some(page) = PageRef::parse(&raw.url) else {
+            self.summary.errors += 1;
+            return Ok(self.state.mark_imported(raw.id)?);
+        };
+        let body = Body {
+            page,
+            status: raw.status,
+            content_type: raw.content_type.as_deref(),
+            bytes: &raw.body,
+            fetched_at: raw.fetched_at,
+        };
+        match read::read(&self.state, &body)? {
+            Reading::Page { page, lines } => {
+                self.import(&raw.url, &raw.kind, &lines, sink)?;
+                self.note(&page, &body)?;
+            }
+            Reading::Gone { lines } => self.import(&raw.url, &raw.kind, &lines, sink)?,
+            Reading::Blocked(reason) => self.set_aside(&raw.url, &reason.to_string()),
+            Reading::SetAside(reason) => self.set_aside(&raw.url, &reason),
+        }
+        Ok(self.state.mark_imported(raw.id)?)
+    }
+
+    /// Queues the scope's first pages. With `refresh`, they are queued again even when
+    /// fetched before, and so are the topic pages holding the posts due on the re-check
+    /// schedule (one page per topic).
+    pub fn seed(&self) -> Result<(), CrawlError> {
+        let now = Utc::now();
+        for page in links::seeds(&self.scope) {
+            let item = links::item(page, &self.forum_url, now);
+            if self.refresh {
+                self.state.requeue(&item, now)?;
+            } else {
+                self.state.push(&item, now)?;
+            }
+        }
+        if self.refresh {
+            let mut topics = BTreeSet::new();
+            for due in self.state.due_rechecks(now, RECHECKS_PER_RUN)? {
+                let (Some(topic_id), Some(msg)) = (
+                    forumdex_corpus::ForumId::new(due.topic_id),
+                    forumdex_corpus::ForumId::new(due.post_id),
+                ) else {
+                    continue;
+                };
+                if topics.insert(due.topic_id) {
+                    let page = PageRef::Topic {
+                        topic_id,
+                        start: TopicStart::Msg(msg),
+                    };
+                    self.state
+                        .requeue(&links::item(page, &self.forum_url, now), now)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Fetches due frontier items one by one until none is due, or a request budget is
+    /// spent (a normal end), or the forum blocks the crawl (an error).
+    pub async fn run(
+        &mut self,
+        fetcher: &mut Fetcher,
+        sink: &mut dyn Sink,
+    ) -> Result<(), CrawlError> {
+        let outcome = self.fetch_all(fetcher, sink).await;
+        self.summary.requests = fetcher.requests_sent();
+        outcome
+    }
+
+    async fn fetch_all(
+        &mut self,
+        fetcher: &mut Fetcher,
+        sink: &mut dyn Sink,
+    ) -> Result<(), CrawlError> {
+        while let Some(item) = self.state.next_due(Utc::now())? {
+            let Some(page) = PageRef::parse(&item.url) else {
+                self.give_up(&item.url, None, "not a forum page this crawler reads")?;
+                continue;
+            };
+            tracing::info!(url = %item.url, "fetching");
+            let fetched = match fetcher.fetch(&item.url).await {
+                Ok(fetched) => fetched,
+                Err(FetchError::RunLimitReached { limit }) => {
+                    tracing::info!(limit, "the run's request limit is reached; stopping");
+                    return Ok(());
+                }
+                Err(err @ FetchError::DailyBudgetSpent { .. }) => {
+                    tracing::warn!("{err}");
+                    return Ok(());
+                }
+                Err(FetchError::Disallowed { url }) => {
+                    tracing::info!(%url, "robots.txt disallows it; skipped");
+                    self.give_up(&item.url, None, "disallowed by robots.txt")?;
+                    continue;
+                }
+                Err(err @ (FetchError::Network(_) | FetchError::TooLarge { .. })) => {
+                    self.summary.errors += 1;
+                    tracing::warn!(url = %item.url, "{err}");
+                    self.give_up(&item.url, None, &err.to_string())?;
+                    continue;
+                }
+                Err(source) => {
+                    return Err(CrawlError::Fetch {
+                        url: item.url,
+                        source,
+                    });
+                }
+            };
+            let body = Body {
+                page,
+                status: fetched.status,
+                content_type: fetched.content_type.as_deref(),
+                bytes: &fetched.body,
+                fetched_at: fetched.fetched_at,
+            };
+            let (page_read, lines) = match read::read(&self.state, &body)? {
+                Reading::Page { page, lines } => (Some(page), lines),
+                Reading::Gone { lines } => (None, lines),
+                Reading::Blocked(reason) => {
+                    self.state.record_failure(&FetchFailure {
+                        url: &item.url,
+                        at: fetched.fetched_at,
+                        status: Some(fetched.status),
+                        reason: &reason.to_string(),
+                        retry_at: Some(fetched.fetched_at),
+                    })?;
+                    return Err(CrawlError::Blocked {
+                        url: item.url,
+                        reason,
+                    });
+                }
+                Reading::SetAside(reason) => {
+                    self.set_aside(&item.url, &reason);
+                    self.give_up(
+                        &item.url,
+                        Some(fetched.status),
+                        &format!("set aside: {reason}"),
+                    )?;
+                    continue;
+                }
+            };
+            let found = match &page_read {
+                Some(page) => self.follow(page)?,
+                None => Vec::new(),
+            };
+            let raw_id = self.state.record_page(
+                &FetchRecord {
+                    url: &item.url,
+                    kind: &item.kind,
+                    fetched_at: fetched.fetched_at,
+                    status: fetched.status,
+                    content_type: fetched.content_type.as_deref(),
+                    body: &fetched.body,
+                },
+                &found,
+            )?;
+            self.import(&item.url, &item.kind, &lines, sink)?;
+            if let Some(page) = &page_read {
+                self.note(page, &body)?;
+            }
+            self.state.mark_imported(raw_id)?;
+        }
+        Ok(())
+    }
+
+    /// The links to push for a page; with `refresh`, also queues again the last pages of
+    /// topics whose last post moved (listing time later than the one noted) and a topic's
+    /// last page when its first page is read.
+    fn follow(&self, page: &Page) -> Result<Vec<crate::state::NewItem>, CrawlError> {
+        let now = Utc::now();
+        let mut found = Vec::new();
+        for link in links::discovered(page, &self.scope) {
+            found.push(links::item(link, &self.forum_url, now));
+        }
+        if !self.refresh {
+            return Ok(found);
+        }
+        let mut again = Vec::new();
+        match page {
+            Page::Board(board) => {
+                for row in &board.topics {
+                    let known = self.state.topic_last_post_at(id(row.topic_id))?;
+                    if known.is_some_and(|known| row.last_post_at > known) {
+                        let last = row.replies / crate::parse::TOPIC_PAGE_SIZE + 1;
+                        again.extend(PageRef::topic_page(row.topic_id, last));
+                    }
+                }
+            }
+            Page::Topic(topic) if topic.current_page == 1 && topic.page_count > 1 => {
+                again.extend(PageRef::topic_page(topic.topic_id, topic.page_count));
+            }
+            _ => {}
+        }
+        for link in again {
+            self.state
+                .requeue(&links::item(link, &self.forum_url, now), now)?;
+        }
+        Ok(found)
+    }
+
+    /// Hands a page's lines to the sink and counts them.
+    fn import(
+        &mut self,
+        url: &str,
+        kind: &str,
+        lines: &[String],
+        sink: &mut dyn Sink,
+    ) -> Result<(), CrawlError> {
+        let new = sink.write(lines).map_err(|source| CrawlError::Sink {
+            url: url.to_owned(),
+            source,
+        })?;
+        self.summary.count_page(kind, lines);
+        self.summary.new_observations += new;
+        Ok(())
+    }
+
+    /// Notes what a read page says for the refresh schedule: its posts (first sightings
+    /// start their schedule, later ones count as a re-check) and, on a topic's last page,
+    /// the topic's last post.
+    fn note(&self, page: &Page, body: &Body<'_>) -> Result<(), CrawlError> {
+        let Page::Topic(topic) = page else {
+            return Ok(());
+        };
+        let topic_id = id(topic.topic_id);
+        for post in &topic.posts {
+            if !self
+                .state
+                .observe_post(id(post.post_id), topic_id, body.fetched_at)?
+            {
+                self.state
+                    .mark_rechecked(id(post.post_id), body.fetched_at)?;
+            }
+        }
+        if topic.current_page >= topic.page_count
+            && let Some(last) = topic.posts.iter().max_by_key(|p| p.post_id.get())
+        {
+            self.state.observe_topic(
+                topic_id,
+                id(last.post_id),
+                Some(last.posted_at),
+                body.fetched_at,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Counts and reports a page that brought nothing usable.
+    fn set_aside(&mut self, url: &str, reason: &str) {
+        self.summary.errors += 1;
+        tracing::warn!(%url, %reason, "page set aside, not imported");
+    }
+
+    /// Records that an item is given up (logged in the fetch log, not fetched again).
+    fn give_up(&self, url: &str, status: Option<u16>, reason: &str) -> Result<(), CrawlError> {
+        Ok(self.state.record_failure(&FetchFailure {
+            url,
+            at: Utc::now(),
+            status,
+            reason,
+            retry_at: None,
+        })?)
+    }
+}
