@@ -70,6 +70,16 @@ pub struct Settings {
     /// The Redis server of `rate_limiter = "redis"` (`redis://host:port/db`). Default none.
     #[serde(default)]
     pub redis_url: Option<String>,
+    /// The crawler's `User-Agent` (`forumdex crawl`): must name the operator and a contact.
+    /// Default none (the crawl refuses to start without it).
+    #[serde(default)]
+    pub crawl_user_agent: Option<String>,
+    /// Least time between two crawl requests (never below 1000). Default 2000.
+    #[serde(default = "default_crawl_interval")]
+    pub crawl_interval_ms: u64,
+    /// Crawl requests per UTC day (at least 1). Default 10000.
+    #[serde(default = "default_crawl_budget")]
+    pub crawl_daily_budget: u64,
 }
 
 /// The values of the setting `rate_limiter`.
@@ -103,6 +113,12 @@ fn default_timeout() -> u64 {
 }
 fn default_concurrency() -> usize {
     256
+}
+fn default_crawl_interval() -> u64 {
+    2000
+}
+fn default_crawl_budget() -> u64 {
+    10_000
 }
 
 /// Accepts `"a, b"` (env and flags) or `["a", "b"]` (TOML).
@@ -152,6 +168,9 @@ const NAMES: &[(&str, bool)] = &[
     ("cursor_secret_file", false),
     ("rate_limiter", false),
     ("redis_url", false),
+    ("crawl_user_agent", false),
+    ("crawl_interval_ms", true),
+    ("crawl_daily_budget", true),
 ];
 
 impl Default for Settings {
@@ -248,6 +267,15 @@ impl Settings {
                 bail!("redis_url must be a redis:// or rediss:// URL, got {url:?}")
             }
             _ => {}
+        }
+        if settings.crawl_interval_ms < 1000 {
+            bail!(
+                "crawl_interval_ms is {}; it may not be below 1000",
+                settings.crawl_interval_ms
+            );
+        }
+        if settings.crawl_daily_budget == 0 {
+            bail!("crawl_daily_budget must be at least 1");
         }
         Ok(settings)
     }
@@ -468,6 +496,8 @@ mod tests {
             ("FORUMDEX_CURSOR_SECRET_FILE", "", "cursor_secret_file"),
             ("FORUMDEX_RATE_LIMITER", "redis", "redis_url"),
             ("FORUMDEX_RATE_LIMITER", "memcached", "rate_limiter"),
+            ("FORUMDEX_CRAWL_INTERVAL_MS", "999", "crawl_interval_ms"),
+            ("FORUMDEX_CRAWL_DAILY_BUDGET", "0", "crawl_daily_budget"),
         ] {
             let err = format!("{:#}", Settings::load(None, env(k, v), &[]).unwrap_err());
             assert!(err.contains(needle), "{k}={v}: {err}");

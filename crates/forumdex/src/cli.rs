@@ -43,6 +43,8 @@ pub struct GlobalArgs {
 pub enum Command {
     /// Import corpus files (`.jsonl`, `.jsonl.gz`, `.jsonl.zst`, or `-` for stdin).
     Import(commands::import::ImportArgs),
+    /// Crawl an SMF 1.x forum politely and import what it reads (or write it to a file).
+    Crawl(commands::crawl::CrawlArgs),
     /// Write a deterministic synthetic corpus (with its image files beside it).
     Generate(commands::generate::GenerateArgs),
     /// Serve the API and the CDN origin.

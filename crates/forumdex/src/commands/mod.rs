@@ -1,6 +1,7 @@
 //! One subcommand per module, each with its clap `Args` and a `run` function.
 
 pub mod accounts;
+pub mod crawl;
 pub mod credits;
 pub mod demo;
 pub mod generate;
@@ -24,6 +25,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
     let global = cli.global;
     match cli.command {
         Command::Import(args) => import::run(&global, args),
+        Command::Crawl(args) => crawl::run(&global, args),
         Command::Generate(args) => generate::run(&global, args),
         Command::Serve(args) => serve::run(&global, args),
         Command::Demo(args) => demo::run(&global, args),

@@ -2,7 +2,9 @@
 //! a script would run it. One binary, one module per area.
 
 mod accounts;
+mod crawl_cli;
 mod faults;
+mod forum;
 mod helpers;
 mod import_cli;
 mod search_cli;

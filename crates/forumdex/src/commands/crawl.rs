@@ -1,0 +1,318 @@
+//! `forumdex crawl`: reads an SMF 1.x forum politely (forumdex-crawl) and imports what it
+//! reads through the same path as `forumdex import`, or writes it to `--out`.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use chrono::{DateTime, Utc};
+use clap::Args;
+use forumdex_corpus::{CorpusWrite, ForumId};
+use forumdex_crawl::crawl::{Crawler, Scope, Sink, Summary};
+use forumdex_crawl::fetch::{CrawlPolicy, Fetcher};
+use forumdex_crawl::state::CrawlState;
+use forumdex_ingest::source::Source;
+use forumdex_search::SearchIndexes;
+use forumdex_storage::Storage;
+
+use crate::cli::GlobalArgs;
+use crate::commands::{import, settings};
+use crate::output::print_json;
+
+/// Imported raw pages older than this many days are purged after a crawl (kept that long
+/// for `--reparse`).
+pub const RAW_PAGE_DAYS: u32 = 30;
+/// The lock file that keeps one crawl per data folder, under `{data}/crawl/`.
+const LOCK_FILE: &str = "crawl.lock";
+/// The file one page's lines are written to before they are imported, under
+/// `{data}/crawl/`.
+const PAGE_FILE: &str = "page.jsonl";
+
+/// Arguments of `forumdex crawl`.
+#[derive(Debug, Args)]
+pub struct CrawlArgs {
+    /// The forum's root URL. Default: the `forum_url` setting.
+    #[arg(long)]
+    pub forum_url: Option<String>,
+    /// A board whose listing pages and topics are crawled (repeatable).
+    #[arg(long = "board", value_parser = parse_id)]
+    pub boards: Vec<ForumId>,
+    /// A topic whose pages are crawled (repeatable).
+    #[arg(long = "topic", value_parser = parse_id)]
+    pub topics: Vec<ForumId>,
+    /// Also crawl the profiles of the posts' authors.
+    #[arg(long)]
+    pub profiles: bool,
+    /// Only follow topics whose last post is at or after this time (RFC 3339).
+    #[arg(long, value_parser = parse_time)]
+    pub since: Option<DateTime<Utc>>,
+    /// Write the corpus-format lines to FILE instead of importing them.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Send at most N requests in this run.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_requests: Option<u64>,
+    /// Re-crawl what changed: the named pages again, topics whose last post moved, posts
+    /// due on the re-check schedule (edits and deletions).
+    #[arg(long, conflicts_with = "reparse")]
+    pub refresh: bool,
+    /// Read every stored raw page again with the current parser and import it (no fetching).
+    #[arg(long)]
+    pub reparse: bool,
+}
+
+fn parse_id(text: &str) -> Result<ForumId, String> {
+    ForumId::parse(text).ok_or_else(|| format!("{text:?} is not a forum ID"))
+}
+
+fn parse_time(text: &str) -> Result<DateTime<Utc>, String> {
+    DateTime::parse_from_rfc3339(text)
+        .map(|t| t.to_utc())
+        .map_err(|err| format!("{text:?} is not an RFC 3339 time: {err}"))
+}
+
+/// Runs `forumdex crawl`.
+pub fn run(global: &GlobalArgs, args: CrawlArgs) -> anyhow::Result<()> {
+    let settings = settings(global, &[])?;
+    let forum_url = args.forum_url.clone().unwrap_or(settings.forum_url.clone());
+    let policy = CrawlPolicy::new(
+        settings.crawl_user_agent.as_deref().unwrap_or_default(),
+        settings.crawl_interval_ms,
+    )
+    .and_then(|p| p.with_daily_budget(settings.crawl_daily_budget))
+    .map_err(|err| {
+        anyhow::anyhow!(
+            "{err} (set it in the --config file or as FORUMDEX_{})",
+            setting_of(&err.to_string()).to_uppercase()
+        )
+    })?
+    .with_max_requests(args.max_requests);
+    let _lock = lock(&global.data)?;
+    let state = Arc::new(CrawlState::open_in(&global.data)?);
+    let scope = Scope {
+        boards: args.boards.clone(),
+        topics: args.topics.clone(),
+        profiles: args.profiles,
+        since: args.since,
+    };
+    let storage = settings.storage(&global.data);
+    let mut crawler = Crawler::new(Arc::clone(&state), &forum_url, scope, args.refresh);
+    let outcome = match &args.out {
+        Some(path) => {
+            let mut sink = OutSink::create(path)?;
+            let outcome = crawl(&mut crawler, &state, &forum_url, policy, &args, &mut sink);
+            sink.finish()?;
+            outcome
+        }
+        None => {
+            let corpus = storage.corpus()?;
+            let mut sink = ImportSink {
+                storage: &storage,
+                corpus: corpus.write.as_ref(),
+                file: global.data.join("crawl").join(PAGE_FILE),
+            };
+            let outcome = crawl(&mut crawler, &state, &forum_url, policy, &args, &mut sink);
+            sync_indexes(&storage, corpus.read.as_ref());
+            outcome
+        }
+    };
+    let purged = state.purge_raw_older_than(RAW_PAGE_DAYS, Utc::now())?;
+    if purged > 0 {
+        tracing::info!(purged, days = RAW_PAGE_DAYS, "old raw pages purged");
+    }
+    let summary = crawler.summary().clone();
+    match outcome {
+        Ok(()) => report(global, &summary),
+        Err(err) => {
+            eprintln!("{}", describe(&summary));
+            Err(err.into())
+        }
+    }
+}
+
+/// The setting a policy error is about.
+fn setting_of(message: &str) -> &'static str {
+    [
+        "crawl_user_agent",
+        "crawl_interval_ms",
+        "crawl_daily_budget",
+    ]
+    .into_iter()
+    .find(|name| message.contains(name))
+    .unwrap_or("crawl_user_agent")
+}
+
+/// Replays, then reparses or seeds and fetches.
+fn crawl(
+    crawler: &mut Crawler,
+    state: &Arc<CrawlState>,
+    forum_url: &str,
+    policy: CrawlPolicy,
+    args: &CrawlArgs,
+    sink: &mut dyn Sink,
+) -> Result<(), forumdex_crawl::crawl::CrawlError> {
+    crawler.replay(sink)?;
+    if args.reparse {
+        return crawler.reparse(sink);
+    }
+    crawler.seed()?;
+    let mut fetcher = Fetcher::new(policy, forum_url, Arc::clone(state)).map_err(|source| {
+        forumdex_crawl::crawl::CrawlError::Fetch {
+            url: forum_url.to_owned(),
+            source,
+        }
+    })?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|err| forumdex_crawl::crawl::CrawlError::Sink {
+            url: forum_url.to_owned(),
+            source: anyhow::Error::new(err).context("starting the async runtime"),
+        })?;
+    runtime.block_on(crawler.run(&mut fetcher, sink))
+}
+
+/// Takes the data folder's crawl lock (released when the file is closed, also when the
+/// process is killed).
+fn lock(data: &Path) -> anyhow::Result<File> {
+    let folder = data.join("crawl");
+    std::fs::create_dir_all(&folder)
+        .with_context(|| format!("cannot create {}", folder.display()))?;
+    let path = folder.join(LOCK_FILE);
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(TryLockError::WouldBlock) => bail!(
+            "another crawl is running on {} (it holds {}); one crawl per data folder at a time",
+            data.display(),
+            path.display()
+        ),
+        Err(TryLockError::Error(err)) => {
+            Err(err).with_context(|| format!("cannot lock {}", path.display()))
+        }
+    }
+}
+
+/// The summary: JSON with `--json`, else one line.
+fn report(global: &GlobalArgs, summary: &Summary) -> anyhow::Result<()> {
+    if global.json {
+        return print_json(summary);
+    }
+    println!("{}", describe(summary));
+    Ok(())
+}
+
+/// The summary in one line, for people.
+fn describe(summary: &Summary) -> String {
+    let pages: Vec<String> = summary
+        .pages
+        .iter()
+        .map(|(kind, n)| format!("{n} {kind}"))
+        .collect();
+    format!(
+        "crawled: {} requests, pages: {}; {} posts, {} topics, {} profiles, {} boards; {} new observations; {} errors",
+        summary.requests,
+        if pages.is_empty() {
+            "none".to_owned()
+        } else {
+            pages.join(", ")
+        },
+        summary.posts,
+        summary.topics,
+        summary.profiles,
+        summary.boards,
+        summary.new_observations,
+        summary.errors
+    )
+}
+
+/// Makes the crawled pages searchable now; a failure is only a warning (the running
+/// server's own sync, or `forumdex reindex`, picks them up).
+fn sync_indexes(storage: &Storage, store: &dyn forumdex_corpus::CorpusRead) {
+    let synced = SearchIndexes::open(storage.data_dir()).and_then(|indexes| indexes.sync(store));
+    if let Err(err) = synced {
+        eprintln!(
+            "warning: the search indexes were not updated ({err}); `forumdex serve` or `forumdex reindex` will do it"
+        );
+    }
+}
+
+/// Imports each page's lines through `forumdex import`'s path: written to a file under
+/// `{data}/crawl/`, then imported from it.
+struct ImportSink<'a> {
+    storage: &'a Storage,
+    corpus: &'a dyn CorpusWrite,
+    file: PathBuf,
+}
+
+impl Sink for ImportSink<'_> {
+    fn write(&mut self, lines: &[String]) -> anyhow::Result<u64> {
+        if lines.is_empty() {
+            return Ok(0);
+        }
+        let mut text = lines.join("\n");
+        text.push('\n');
+        std::fs::write(&self.file, text)
+            .with_context(|| format!("cannot write {}", self.file.display()))?;
+        let summary = import::import(
+            self.storage,
+            self.corpus,
+            &[Source::File(self.file.clone())],
+            lines.len(),
+            false,
+        )?;
+        if summary.rejected > 0 {
+            tracing::warn!(
+                rejected = summary.rejected,
+                "observations rejected by the import"
+            );
+        }
+        Ok(summary.new_observations)
+    }
+}
+
+/// Appends the lines to `--out`.
+struct OutSink {
+    path: PathBuf,
+    out: BufWriter<File>,
+}
+
+impl OutSink {
+    fn create(path: &Path) -> anyhow::Result<Self> {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            out: BufWriter::new(file),
+        })
+    }
+
+    fn finish(mut self) -> anyhow::Result<()> {
+        self.out
+            .flush()
+            .with_context(|| format!("cannot write {}", self.path.display()))
+    }
+}
+
+impl Sink for OutSink {
+    fn write(&mut self, lines: &[String]) -> anyhow::Result<u64> {
+        for line in lines {
+            writeln!(self.out, "{line}")
+                .with_context(|| format!("cannot write {}", self.path.display()))?;
+        }
+        self.out
+            .flush()
+            .with_context(|| format!("cannot write {}", self.path.display()))?;
+        Ok(lines.len() as u64)
+    }
+}

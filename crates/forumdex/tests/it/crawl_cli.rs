@@ -1,0 +1,314 @@
+//! `forumdex crawl` as an operator runs it, against the fixture forum of [`super::forum`]
+//! serving the saved Bitcointalk pages (skipped when they are absent).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use forumdex_corpus::{CorpusRead, Millis};
+use forumdex_crawl::parse::{Page, PageRef, TopicPage, decode, parse_page};
+use serde_json::Value;
+
+use super::forum::{Forum, Reply};
+use super::helpers::{fails, forumdex, json_ok};
+
+const USER_AGENT: &str = "ForumdexTest/1.0 (+https://example.org/crawler; ops@example.org)";
+const TOPIC_14: &str = "topic=14.0";
+
+/// A data folder with a settings file: the test user agent, the interval's floor.
+struct Site {
+    dir: tempfile::TempDir,
+    config: PathBuf,
+}
+
+impl Site {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let config = dir.path().join("forumdex.toml");
+        std::fs::write(
+            &config,
+            format!("crawl_user_agent = \"{USER_AGENT}\"\ncrawl_interval_ms = 1000\n"),
+        )
+        .expect("write settings");
+        Self { dir, config }
+    }
+
+    fn data(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+
+    /// `--config CONFIG crawl --forum-url URL ARGS...`.
+    fn args<'a>(&'a self, forum: &'a Forum, args: &[&'a str]) -> Vec<&'a str> {
+        let config = self.config.to_str().expect("utf-8 path");
+        let mut all = vec![
+            "--config",
+            config,
+            "crawl",
+            "--forum-url",
+            forum.url.as_str(),
+        ];
+        all.extend_from_slice(args);
+        all
+    }
+
+    fn crawl(&self, forum: &Forum, args: &[&str]) -> Value {
+        json_ok(&self.data(), &self.args(forum, args))
+    }
+
+    fn corpus(&self) -> std::sync::Arc<dyn CorpusRead> {
+        forumdex_api::Settings::default()
+            .storage(&self.data())
+            .corpus()
+            .expect("open the corpus")
+            .read
+    }
+}
+
+/// Topic 14 as the parser reads the saved page (or the page the fixture now serves).
+fn parsed(body: &[u8]) -> TopicPage {
+    let page = PageRef::parse("index.php?topic=14.0").expect("a topic page");
+    let html = decode(body, Some("text/html; charset=ISO-8859-1"));
+    match parse_page(&page, &html).expect("the page parses") {
+        Page::Topic(topic) => topic,
+        other => panic!("not a topic page: {other:?}"),
+    }
+}
+
+/// Asserts the corpus serves every post of `topic` with the page's fields.
+fn assert_served(corpus: &dyn CorpusRead, topic: &TopicPage) {
+    let seq = corpus.snapshot(Millis::now()).expect("snapshot").seq;
+    for post in &topic.posts {
+        let doc = corpus
+            .post(post.post_id.get(), seq)
+            .expect("read")
+            .unwrap_or_else(|| panic!("post {} is served", post.post_id));
+        assert_eq!(doc.topic_id, 14);
+        assert_eq!(doc.title, post.subject);
+        assert_eq!(doc.author_name, post.author.username);
+        assert_eq!(doc.author_id, post.author.profile_id.map(|id| id.get()));
+        assert_eq!(doc.content_html, post.content_html);
+        assert_eq!(doc.post_number, i64::try_from(post.post_number).ok());
+        assert_eq!(
+            doc.posted_at.map(|t| t.0),
+            Some(post.posted_at.timestamp_millis())
+        );
+    }
+    let served = corpus.topic(14, seq).expect("read").expect("topic 14");
+    assert_eq!(served.title, topic.title);
+}
+
+fn forum() -> Option<Forum> {
+    super::forum::pages_dir().map(Forum::start)
+}
+
+#[test]
+fn a_topic_crawl_imports_what_the_api_serves_politely() {
+    let Some(forum) = forum() else { return };
+    let site = Site::new();
+    let summary = site.crawl(&forum, &["--topic", "14", "--profiles"]);
+    let topic = parsed(&forum.saved_page(TOPIC_14));
+    assert_eq!(summary["pages"]["topic"], 1, "{summary}");
+    assert_eq!(summary["posts"], topic.posts.len(), "{summary}");
+    assert_eq!(summary["errors"], 0, "{summary}");
+    assert_eq!(summary["requests"], 2, "robots.txt and the page: {summary}");
+    assert!(summary["new_observations"].as_u64() > Some(0), "{summary}");
+    // The authors' profiles are disallowed by robots.txt: never requested.
+    assert_eq!(forum.page_hits(), vec![format!("/index.php?{TOPIC_14}")]);
+    forum.assert_paced(1000);
+    assert_served(site.corpus().as_ref(), &topic);
+}
+
+#[test]
+fn throttling_is_waited_out_and_a_truncated_page_set_aside() {
+    let Some(forum) = forum() else { return };
+    let site = Site::new();
+    let page = forum.saved_page(TOPIC_14);
+    let mut throttled = Reply::new(429, "slow down");
+    throttled.headers.push(("retry-after", "1".to_owned()));
+    forum.script(
+        TOPIC_14,
+        [throttled, Reply::new(200, &page[..page.len() / 2])],
+    );
+    let summary = site.crawl(&forum, &["--topic", "14"]);
+    assert_eq!(summary["errors"], 1, "{summary}");
+    assert_eq!(summary["posts"], 0, "{summary}");
+    assert_eq!(
+        forum.page_hits().len(),
+        2,
+        "the 429, then the truncated page"
+    );
+    forum.assert_paced(1000);
+    let corpus = site.corpus();
+    let seq = corpus.snapshot(Millis::now()).expect("snapshot").seq;
+    assert!(
+        corpus.post(53, seq).expect("read").is_none(),
+        "nothing imported"
+    );
+}
+
+#[test]
+fn a_challenge_page_stops_the_crawl() {
+    let Some(forum) = forum() else { return };
+    let site = Site::new();
+    forum.script(
+        TOPIC_14,
+        [Reply::new(
+            200,
+            "<html><head><title>Just a moment...</title></head><body>cf-turnstile</body></html>",
+        )],
+    );
+    let stderr = fails(&site.data(), &site.args(&forum, &["--topic", "14"]));
+    assert!(stderr.contains("challenge"), "{stderr}");
+    assert!(stderr.contains("topic=14.0"), "{stderr}");
+}
+
+#[test]
+fn a_refresh_sees_an_edit_then_a_deletion() {
+    let Some(forum) = forum() else { return };
+    let site = Site::new();
+    site.crawl(&forum, &["--topic", "14"]);
+    let saved = String::from_utf8_lossy(&forum.saved_page(TOPIC_14)).into_owned();
+    let edited = saved.replacen("I have one suggestion", "I have one EDITED suggestion", 1);
+    forum.replace(TOPIC_14, edited.clone().into_bytes());
+    let summary = site.crawl(&forum, &["--refresh", "--topic", "14"]);
+    assert!(summary["new_observations"].as_u64() > Some(0), "{summary}");
+    let corpus = site.corpus();
+    let seq = corpus.snapshot(Millis::now()).expect("snapshot").seq;
+    let post = corpus.post(53, seq).expect("read").expect("post 53");
+    assert!(post.content_html.contains("I have one EDITED suggestion"));
+
+    // Post 56's row cut out of the page: it is gone from the forum.
+    let anchor = edited.find("<a name=\"msg56\"").expect("post 56's row");
+    let start = edited[..anchor].rfind("<tr").expect("its row");
+    let end = edited[anchor..]
+        .find("<tr><td style=\"padding: 0 0 1px 0;\"></td></tr>")
+        .expect("the row's end")
+        + anchor;
+    let without = format!("{}{}", &edited[..start], &edited[end..]);
+    assert_eq!(
+        parsed(without.as_bytes()).posts.len() + 1,
+        parsed(edited.as_bytes()).posts.len()
+    );
+    forum.replace(TOPIC_14, without.into_bytes());
+    site.crawl(&forum, &["--refresh", "--topic", "14"]);
+    let seq = corpus.snapshot(Millis::now()).expect("snapshot").seq;
+    assert!(
+        corpus.post(56, seq).expect("read").is_none(),
+        "post 56 is deleted"
+    );
+    assert!(corpus.post(53, seq).expect("read").is_some());
+    forum.assert_paced(1000);
+}
+
+#[test]
+fn out_writes_lines_that_import_accepts() {
+    let Some(forum) = forum() else { return };
+    let site = Site::new();
+    let out = site.dir.path().join("crawled.jsonl");
+    let out_arg = out.to_str().expect("utf-8 path");
+    let summary = site.crawl(&forum, &["--topic", "14", "--out", out_arg]);
+    let lines = std::fs::read_to_string(&out).expect("the out file");
+    assert_eq!(
+        summary["new_observations"],
+        lines.lines().count(),
+        "{summary}"
+    );
+    let other = site.dir.path().join("other");
+    let imported = json_ok(&other, &["import", out_arg]);
+    assert_eq!(imported["rejected"], 0, "{imported}");
+    assert_eq!(imported["accepted"], lines.lines().count(), "{imported}");
+    assert!(
+        !site.data().join("corpus.sqlite").exists(),
+        "--out imports nothing"
+    );
+}
+
+#[test]
+fn a_crawl_without_a_user_agent_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = forumdex(
+        dir.path(),
+        &[
+            "crawl",
+            "--forum-url",
+            "http://127.0.0.1:9",
+            "--topic",
+            "14",
+        ],
+    );
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("crawl_user_agent"), "{stderr}");
+    assert!(stderr.contains("FORUMDEX_CRAWL_USER_AGENT"), "{stderr}");
+}
+
+/// The corpus's observations of posts, per post: `(entity, count)` with count > 1.
+fn duplicated_posts(data: &Path) -> Vec<(String, i64)> {
+    let conn = rusqlite::Connection::open(data.join("corpus.sqlite")).expect("open the corpus");
+    let mut statement = conn
+        .prepare(
+            "SELECT entity, count(*) FROM observations WHERE kind = 'post'
+             GROUP BY entity HAVING count(*) > 1",
+        )
+        .expect("query");
+    statement
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .expect("rows")
+        .collect::<Result<_, _>>()
+        .expect("read")
+}
+
+#[test]
+fn a_killed_board_crawl_resumes_without_refetching_or_losing_pages() {
+    let Some(forum) = forum() else { return };
+    let site = Site::new();
+    let args = site.args(
+        &forum,
+        &["--board", "74", "--topic", "14", "--max-requests", "5"],
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_forumdex"))
+        .arg("--data")
+        .arg(site.data())
+        .args(&args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the crawl");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while forum.hits().len() < 3 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // One crawl per data folder: a second one is refused while the first runs.
+    let second = fails(&site.data(), &args);
+    assert!(second.contains("another crawl"), "{second}");
+    child.kill().expect("SIGKILL the crawl");
+    child.wait().expect("reap");
+    let before = forum.page_hits();
+    assert!(before.len() >= 2, "{before:?}");
+
+    let summary = site.crawl(
+        &forum,
+        &["--board", "74", "--topic", "14", "--max-requests", "5"],
+    );
+    assert!(summary["requests"].as_u64() <= Some(5), "{summary}");
+    let hits = forum.page_hits();
+    let mut unique = hits.clone();
+    unique.sort();
+    unique.dedup();
+    // A page recorded before the kill is not fetched again; at most the one in flight is.
+    assert!(hits.len() <= unique.len() + 1, "{hits:?}");
+    assert!(
+        hits.contains(&"/index.php?board=74.0".to_owned()),
+        "{hits:?}"
+    );
+    assert!(hits.contains(&format!("/index.php?{TOPIC_14}")), "{hits:?}");
+    forum.assert_paced(1000);
+    let corpus = site.corpus();
+    let seq = corpus.snapshot(Millis::now()).expect("snapshot").seq;
+    assert!(
+        corpus.topic(96118, seq).expect("read").is_some(),
+        "board 74's listing imported"
+    );
+    assert_served(corpus.as_ref(), &parsed(&forum.saved_page(TOPIC_14)));
+    assert_eq!(duplicated_posts(&site.data()), Vec::new());
+}
