@@ -116,3 +116,93 @@ pub fn discovered(page: &Page, scope: &Scope) -> Vec<PageRef> {
     }
     found
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::{decode, parse_page};
+
+    /// A saved page parsed; `None` (the test skips) when the pages are absent.
+    fn saved(file: &str, url: &str) -> Option<Page> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/data/smf-pages")
+            .join(file);
+        let Ok(bytes) = std::fs::read(&path) else {
+            eprintln!("skipped: {} is absent", path.display());
+            return None;
+        };
+        let page = PageRef::parse(url).expect("a forum page");
+        let html = decode(&bytes, Some("text/html; charset=ISO-8859-1"));
+        Some(parse_page(&page, &html).expect("the saved page parses"))
+    }
+
+    #[test]
+    fn a_listing_leads_to_its_pages_and_the_topics_since() {
+        let Some(page) = saved("board_74.html", "index.php?board=74.0") else {
+            return;
+        };
+        let Page::Board(board) = &page else {
+            panic!("a board page")
+        };
+        let all = discovered(&page, &Scope::default());
+        let topics = |found: &[PageRef]| {
+            found
+                .iter()
+                .filter(|p| matches!(p, PageRef::Topic { .. }))
+                .count()
+        };
+        assert_eq!(topics(&all), 40);
+        assert_eq!(all.len() as u64, 40 + board.page_count - 1);
+        let mut times: Vec<_> = board.topics.iter().map(|t| t.last_post_at).collect();
+        times.sort();
+        let since = Scope {
+            since: Some(times[30]),
+            ..Scope::default()
+        };
+        let expected = times.iter().filter(|&&t| t >= times[30]).count();
+        assert_eq!(topics(&discovered(&page, &since)), expected);
+    }
+
+    #[test]
+    fn a_topic_leads_to_its_authors_only_with_profiles() {
+        let Some(page) = saved("topic_14.html", "index.php?topic=14.0") else {
+            return;
+        };
+        let profiles = |scope: &Scope| {
+            discovered(&page, scope)
+                .into_iter()
+                .filter(|p| matches!(p, PageRef::Profile { .. }))
+                .count()
+        };
+        assert_eq!(profiles(&Scope::default()), 0);
+        let with = Scope {
+            profiles: true,
+            ..Scope::default()
+        };
+        assert!(profiles(&with) > 0);
+    }
+
+    #[test]
+    fn seeds_are_the_index_or_the_named_pages() {
+        assert_eq!(seeds(&Scope::default()), vec![PageRef::BoardIndex]);
+        let id = |n| ForumId::new(n).expect("valid");
+        let scope = Scope {
+            boards: vec![id(74)],
+            topics: vec![id(14)],
+            ..Scope::default()
+        };
+        assert_eq!(
+            seeds(&scope),
+            vec![
+                PageRef::Board {
+                    board_id: id(74),
+                    start: 0
+                },
+                PageRef::Topic {
+                    topic_id: id(14),
+                    start: TopicStart::Offset(0)
+                }
+            ]
+        );
+    }
+}

@@ -104,7 +104,7 @@ impl Crawler {
         let pages: Vec<_> = self.state.unimported_pages().collect::<Result<_, _>>()?;
         for raw in pages {
             tracing::info!(url = %raw.url, "importing a page recorded by an interrupted crawl");
-            self.reread(&raw, sink)?;
+            self.reread(&raw, sink, true)?;
         }
         Ok(())
     }
@@ -114,16 +114,18 @@ impl Crawler {
     pub fn reparse(&mut self, sink: &mut dyn Sink) -> Result<(), CrawlError> {
         let state = Arc::clone(&self.state);
         for raw in state.raw_pages() {
-            self.reread(&raw?, sink)?;
+            self.reread(&raw?, sink, false)?;
         }
         Ok(())
     }
 
-    /// Reads a stored page again and imports it.
+    /// Reads a stored page again and imports it (with the deleted posts it shows when
+    /// `deletions`).
     fn reread(
         &mut self,
         raw: &crate::state::RawPage,
         sink: &mut dyn Sink,
+        deletions: bool,
     ) -> Result<(), CrawlError> {
         let Some(page) = PageRef::parse(&raw.url) else {
             self.summary.errors += 1;
@@ -135,6 +137,7 @@ impl Crawler {
             content_type: raw.content_type.as_deref(),
             bytes: &raw.body,
             fetched_at: raw.fetched_at,
+            deletions,
         };
         match read::read(&self.state, &body)? {
             Reading::Page { page, lines } => {
@@ -240,6 +243,7 @@ impl Crawler {
                 content_type: fetched.content_type.as_deref(),
                 bytes: &fetched.body,
                 fetched_at: fetched.fetched_at,
+                deletions: true,
             };
             let (page_read, lines) = match read::read(&self.state, &body)? {
                 Reading::Page { page, lines } => (Some(page), lines),

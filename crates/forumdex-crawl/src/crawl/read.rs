@@ -44,6 +44,9 @@ pub(crate) struct Body<'a> {
     pub bytes: &'a [u8],
     /// When it was fetched: every observation's `observed_at`.
     pub fetched_at: DateTime<Utc>,
+    /// Whether posts seen before and missing now become deleted observations (not when an
+    /// old page is read again for `--reparse`: posts seen after it would look deleted).
+    pub deletions: bool,
 }
 
 /// Reads a page body. Deletions are decided against the posts the crawl state has seen
@@ -55,7 +58,7 @@ pub(crate) fn read(state: &CrawlState, body: &Body<'_>) -> Result<Reading, State
     };
     if matches!(body.status, 404 | 410) {
         return match topic_id {
-            Some(topic_id) => gone(state, topic_id, body.fetched_at),
+            Some(topic_id) => gone(state, topic_id, body),
             None => Ok(Reading::SetAside(format!("HTTP {}", body.status))),
         };
     }
@@ -66,7 +69,7 @@ pub(crate) fn read(state: &CrawlState, body: &Body<'_>) -> Result<Reading, State
     match parse_page(&body.page, &html) {
         Ok(page) => {
             let mut lines = observe::observations(&page, body.fetched_at);
-            if let Page::Topic(topic) = &page {
+            if let (Page::Topic(topic), true) = (&page, body.deletions) {
                 lines.extend(deletions(state, topic, body.fetched_at)?);
             }
             Ok(Reading::Page {
@@ -76,15 +79,20 @@ pub(crate) fn read(state: &CrawlState, body: &Body<'_>) -> Result<Reading, State
         }
         Err(err @ (ParseError::Challenge | ParseError::LoginWall)) => Ok(Reading::Blocked(err)),
         Err(ParseError::ForumError(message)) => match topic_id {
-            Some(topic_id) => gone(state, topic_id, body.fetched_at),
+            Some(topic_id) => gone(state, topic_id, body),
             None => Ok(Reading::SetAside(format!("forum error: {message}"))),
         },
         Err(err @ ParseError::Layout(_)) => Ok(Reading::SetAside(err.to_string())),
     }
 }
 
-/// Every post of a gone topic seen before, as deleted.
-fn gone(state: &CrawlState, topic_id: ForumId, at: DateTime<Utc>) -> Result<Reading, StateError> {
+/// Every post of a gone topic seen before, as deleted (none when the body is read without
+/// deletions).
+fn gone(state: &CrawlState, topic_id: ForumId, body: &Body<'_>) -> Result<Reading, StateError> {
+    if !body.deletions {
+        return Ok(Reading::Gone { lines: Vec::new() });
+    }
+    let at = body.fetched_at;
     let lines = state
         .known_posts(id(topic_id), 0, None)?
         .into_iter()

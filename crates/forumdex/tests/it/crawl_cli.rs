@@ -312,3 +312,21 @@ fn a_killed_board_crawl_resumes_without_refetching_or_losing_pages() {
     assert_served(corpus.as_ref(), &parsed(&forum.saved_page(TOPIC_14)));
     assert_eq!(duplicated_posts(&site.data()), Vec::new());
 }
+
+#[test]
+fn reparse_reads_the_stored_pages_again_without_fetching() {
+    let Some(forum) = forum() else { return };
+    let site = Site::new();
+    let first = site.crawl(&forum, &["--topic", "14"]);
+    let hits = forum.hits().len();
+    let again = site.crawl(&forum, &["--reparse"]);
+    assert_eq!(forum.hits().len(), hits, "nothing fetched");
+    assert_eq!(again["requests"], 0, "{again}");
+    assert_eq!(again["pages"], first["pages"], "{again}");
+    assert_eq!(again["posts"], first["posts"], "{again}");
+    assert_eq!(
+        again["new_observations"], 0,
+        "the same observations: {again}"
+    );
+    assert_eq!(again["errors"], 0, "{again}");
+}
