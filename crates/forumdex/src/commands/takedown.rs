@@ -3,7 +3,7 @@
 //! request, so a running server applies it from its next request on; no import or crawl
 //! brings the content back while it is in force.
 
-use clap::{Args, Subcommand};
+use clap::{ArgGroup, Args, Subcommand};
 use forumdex_corpus::{ForumId, Millis, Takedown, TakedownTarget};
 use serde::Serialize;
 
@@ -33,16 +33,16 @@ pub enum TakedownCommand {
 
 /// Arguments of `forumdex takedown add`: exactly one of `--post`, `--topic`, `--profile`.
 #[derive(Debug, Args)]
-#[group(required = true, multiple = false, id = "target")]
+#[command(group(ArgGroup::new("target").required(true).args(["post", "topic", "profile"])))]
 pub struct AddArgs {
     /// A post ID.
-    #[arg(long, value_parser = forum_id, group = "target")]
+    #[arg(long, value_parser = forum_id)]
     pub post: Option<ForumId>,
     /// A topic ID: the topic and every post in it.
-    #[arg(long, value_parser = forum_id, group = "target")]
+    #[arg(long, value_parser = forum_id)]
     pub topic: Option<ForumId>,
     /// A profile ID: the profile and every post it wrote.
-    #[arg(long, value_parser = forum_id, group = "target")]
+    #[arg(long, value_parser = forum_id)]
     pub profile: Option<ForumId>,
     /// Why (recorded with the takedown; 1 to 1,000 characters).
     #[arg(long)]
