@@ -244,8 +244,8 @@ pub struct ChangePosition {
 /// [`crate::CorpusRead::posts_changed`]).
 #[derive(Debug, Clone, PartialEq)]
 pub enum PostChange {
-    /// Its canonical version is now this document.
-    Current(PostDoc),
+    /// Its canonical version is now this document (boxed: the other variant is an ID).
+    Current(Box<PostDoc>),
     /// Its canonical version is a deletion (corpus-format.md, post field `deleted`): the
     /// post is served as absent.
     Deleted {
@@ -266,7 +266,7 @@ impl PostChange {
     /// The current document, unless the post is deleted.
     pub fn current(self) -> Option<PostDoc> {
         match self {
-            Self::Current(post) => Some(post),
+            Self::Current(post) => Some(*post),
             Self::Deleted { .. } => None,
         }
     }

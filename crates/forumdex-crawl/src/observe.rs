@@ -7,7 +7,9 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use forumdex_corpus::ForumId;
 use serde_json::{Value, json};
 
-use crate::parse::{Author, BoardInfo, BoardLink, BoardPage, Page, Post, ProfilePage, TopicPage};
+use crate::parse::{
+    Author, BoardInfo, BoardLink, BoardPage, Page, Post, ProfilePage, TOPIC_PAGE_SIZE, TopicPage,
+};
 
 /// The observations a parsed page makes, as JSON lines (without line terminators).
 pub fn observations(page: &Page, observed_at: DateTime<Utc>) -> Vec<String> {
@@ -97,6 +99,9 @@ fn board_page(page: &BoardPage, at: &str) -> Vec<Value> {
             "board_id": page.board.board_id.get(),
             "title": topic.title,
             "views": topic.views,
+            // The canonical topic is the latest record as a whole: without it a listing
+            // seen after the topic's pages would drop the page count.
+            "page_count": topic.replies / TOPIC_PAGE_SIZE + 1,
             "observed_at": at,
         }));
         records.extend(profile(&topic.starter, at));

@@ -195,6 +195,16 @@ fn board_74_lists_40_topics() {
     assert_eq!(first.starter.username, "Stephen Gornick");
     assert_eq!((first.replies, first.views), (95, 29972));
     assert_eq!(first.last_post_at, at("2014-03-06T21:04:45Z"));
+    assert_eq!(first.last_post_id, Some(id(5555254)));
+    // Topics without replies link `topic=T.0#new`: no message ID to read.
+    let with_id = page.topics.iter().filter(|t| t.last_post_id.is_some());
+    assert_eq!(with_id.count(), 35);
+    assert!(
+        page.topics
+            .iter()
+            .filter(|t| t.last_post_id.is_none())
+            .all(|t| t.replies == 0)
+    );
     assert_eq!(
         page.topics[1].title,
         "Erik Voorhees Talks BitLicense Regulations & Bitcoin Privacy | Coin Brief"

@@ -61,6 +61,8 @@ pub enum Command {
     Reindex(commands::reindex::ReindexArgs),
     /// Measure search relevance (MRR@10, recall@10) over a query set.
     Relevance(commands::relevance::RelevanceArgs),
+    /// Take posts, topics or profiles out of the service, list and lift takedowns.
+    Takedown(commands::takedown::TakedownArgs),
 }
 
 #[cfg(test)]

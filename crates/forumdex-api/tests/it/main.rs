@@ -13,6 +13,7 @@ mod images;
 mod metering;
 mod ops;
 mod race;
+mod removals;
 mod resources;
 mod search;
 mod shared_limits;

@@ -544,7 +544,7 @@ pub(super) fn posts_changed(
     rows.map(|row| {
         let (position, post) = row?;
         let change = match post {
-            Some(post) => PostChange::Current(boards.fill(post)?),
+            Some(post) => PostChange::Current(Box::new(boards.fill(post)?)),
             None => PostChange::Deleted {
                 post_id: position.post_id,
             },

@@ -45,6 +45,7 @@ CREATE INDEX IF NOT EXISTS topic_by_id ON topic_versions(topic_id, valid_from);
 CREATE INDEX IF NOT EXISTS topic_superseded ON topic_versions(valid_to) WHERE valid_to IS NOT NULL;
 
 -- sort_at is posted_at in ms, or the smallest integer for undated posts (they sort first).
+-- deleted is 1 for a deletion (corpus-format.md, post field `deleted`): served as absent.
 CREATE TABLE IF NOT EXISTS post_versions (
     vid INTEGER PRIMARY KEY, valid_from INTEGER NOT NULL, valid_to INTEGER,
     observed_at INTEGER NOT NULL, sha256 BLOB NOT NULL, indexed_at INTEGER NOT NULL,
@@ -54,9 +55,7 @@ CREATE TABLE IF NOT EXISTS post_versions (
     posted_at INTEGER, sort_at INTEGER NOT NULL,
     content_html TEXT NOT NULL, language TEXT,
     merit_total INTEGER NOT NULL, merit_distinct INTEGER NOT NULL, merit_tx INTEGER NOT NULL,
-    merit_senders TEXT,
-    -- 1 for a deletion (corpus-format.md, post field `deleted`): served as absent.
-    deleted INTEGER NOT NULL DEFAULT 0
+    merit_senders TEXT, deleted INTEGER NOT NULL DEFAULT 0
 );
 CREATE UNIQUE INDEX IF NOT EXISTS post_current ON post_versions(post_id) WHERE valid_to IS NULL;
 CREATE INDEX IF NOT EXISTS post_by_id ON post_versions(post_id, valid_from);

@@ -47,3 +47,36 @@ fn a_page_is_an_index_range_scan_at_any_depth() {
         }
     }
 }
+
+/// A corpus written before deletions existed (no `post_versions.deleted`) opens, keeps its
+/// posts and takes deletions.
+#[test]
+fn a_database_from_before_deletions_is_migrated() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(SqliteCorpusStore::FILE_NAME);
+    let victim = {
+        let store = SqliteCorpusStore::open(dir.path()).unwrap();
+        listing_corpus(&store)[0].clone()
+    };
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch("ALTER TABLE post_versions DROP COLUMN deleted")
+        .unwrap();
+    drop(conn);
+    let store = SqliteCorpusStore::open(dir.path()).unwrap();
+    let seq = store.snapshot(Millis(0)).unwrap().seq;
+    let before = store.counts(seq).unwrap().posts;
+    assert!(before > 0);
+    let line = serde_json::json!({
+        "kind": "post", "post_id": victim.post_id, "topic_id": victim.topic_id, "title": "",
+        "content_html": "", "author": {"profile_id": null, "username": ""}, "deleted": true,
+        "observed_at": "2030-01-01T00:00:00Z",
+    });
+    let observation = Observation::parse_line(line.to_string().as_bytes()).unwrap();
+    let seq = store
+        .import_batch(&[observation], Millis(1))
+        .unwrap()
+        .seq
+        .unwrap();
+    assert!(store.post(victim.post_id, seq).unwrap().is_none());
+    assert_eq!(store.counts(seq).unwrap().posts, before - 1);
+}

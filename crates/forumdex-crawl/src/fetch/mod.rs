@@ -117,13 +117,18 @@ pub enum FetchError {
         /// The budget.
         budget: u64,
     },
-    /// Still 429/503 after the retries.
-    #[error("the forum answered {status} {attempts} times in a row; stopping")]
+    /// Still 429/503 after the retries, or asked to wait longer than
+    /// [`backoff::MAX_THROTTLE_WAIT`].
+    #[error(
+        "the forum answered {status} {attempts} times in a row and asks to wait {wait_secs} s; stopping"
+    )]
     Throttled {
         /// The last status.
         status: u16,
         /// Requests sent for this fetch.
         attempts: u32,
+        /// The wait the last answer asked for (or the backoff's), in seconds.
+        wait_secs: u64,
     },
     /// The body is larger than [`MAX_BODY_BYTES`].
     #[error("{url}: body larger than {limit} bytes")]
@@ -306,23 +311,26 @@ impl Fetcher {
             let exchange = self.exchange(current.clone()).await?;
             let status = exchange.status;
             if matches!(status.as_u16(), 429 | 503) {
-                if retries == MAX_THROTTLE_RETRIES {
-                    return Err(FetchError::Throttled {
-                        status: status.as_u16(),
-                        attempts: retries + 1,
-                    });
-                }
                 let wait = backoff::throttle_wait(
                     exchange.retry_after.as_deref(),
                     retries,
                     SystemTime::now(),
                 );
+                // Held whatever happens next, so no request of this process (another
+                // URL included) goes out before the forum said it may.
+                self.pacer.hold(tokio::time::Instant::now() + wait);
+                if retries == MAX_THROTTLE_RETRIES || wait > backoff::MAX_THROTTLE_WAIT {
+                    return Err(FetchError::Throttled {
+                        status: status.as_u16(),
+                        attempts: retries + 1,
+                        wait_secs: wait.as_secs(),
+                    });
+                }
                 tracing::warn!(
                     status = status.as_u16(),
                     wait_ms = wait.as_millis(),
                     "the forum asks us to slow down"
                 );
-                self.pacer.hold(tokio::time::Instant::now() + wait);
                 retries += 1;
                 continue;
             }

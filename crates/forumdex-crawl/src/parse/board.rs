@@ -8,7 +8,7 @@ use super::ParseError;
 use super::dom::{self, Hidden, link, number, profile_link, selector, text_of};
 use super::post::Author;
 use super::time::parse_time;
-use super::url::PageRef;
+use super::url::{PageRef, TopicStart};
 
 /// A board as a link names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,6 +75,9 @@ pub struct TopicRow {
     pub views: u64,
     /// Time of the latest post.
     pub last_post_at: DateTime<Utc>,
+    /// ID of the latest post, from the "last post" link (`topic=T.msgN`), when shown:
+    /// what tells a refresh that the topic moved.
+    pub last_post_id: Option<ForumId>,
 }
 
 /// Reads the board index: each board's name link (`<a name="bID">`) with the category
@@ -216,7 +219,20 @@ fn topic_row(span: ElementRef<'_>, clock: Option<DateTime<Utc>>) -> Result<Topic
         replies: number(&text_of(*replies), "replies")?,
         views: number(&text_of(*views), "views")?,
         last_post_at: last_post_time(*last, clock)?,
+        last_post_id: last_post_id(*last),
     })
+}
+
+/// The message ID of the last-post cell's `topic=T.msgN` link.
+fn last_post_id(cell: ElementRef<'_>) -> Option<ForumId> {
+    cell.select(&selector("a"))
+        .find_map(|anchor| match link(anchor) {
+            Some(PageRef::Topic {
+                start: TopicStart::Msg(id),
+                ..
+            }) => Some(id),
+            _ => None,
+        })
 }
 
 /// The member a cell names: their profile link, else (a guest) the cell's text.

@@ -185,8 +185,12 @@ pub(crate) fn pages(doc: &Html) -> Result<(u64, u64), ParseError> {
         .ok_or_else(|| ParseError::layout("page bar without a current page"))?;
     let current = number(&current, "current page")?;
     let mut count = current;
+    // Only numbered links count: arrows and "All" carry no page number.
     for anchor in bar.select(&selector("a.navPages")) {
-        count = count.max(number(&text_of(anchor), "page bar")?);
+        let text = text_of(anchor);
+        if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+            count = count.max(number(&text, "page bar")?);
+        }
     }
     if current == 0 {
         return Err(ParseError::layout("page bar shows page 0"));

@@ -129,7 +129,7 @@ fn parse_post(subject: ElementRef<'_>, clock: Option<DateTime<Utc>>) -> Result<P
         post_number: post_number(&shown)?,
         subject: text_of(subject),
         author: poster_author(poster).ok_or_else(|| missing("author"))?,
-        posted_at: parse_time(&text_of(time), clock)?,
+        posted_at: parse_time(&leading_text(time), clock)?,
         content_html: body.inner_html(),
         last_edit: last_edit(frame, post_id, clock)?,
         merit: merit_line(frame)?,
@@ -201,11 +201,33 @@ fn last_edit(
     parse_time(time, clock).map(Some)
 }
 
+/// The element's text up to its first child element: the time of a post header, without
+/// what a forum may add after it (an edit note, a button).
+fn leading_text(element: ElementRef<'_>) -> String {
+    let mut text = String::new();
+    for node in element.children() {
+        match node.value() {
+            Node::Text(t) => text.push_str(t),
+            Node::Element(e) if e.name() == "b" || e.name() == "span" => {
+                // Bitcointalk bolds "Today" in "Today at ..."; keep inline text wrappers.
+                if let Some(inline) = ElementRef::wrap(node) {
+                    text.extend(inline.text());
+                }
+            }
+            Node::Element(_) => break,
+            _ => {}
+        }
+    }
+    collapse(&text)
+}
+
 /// The "Merited by NAME (N), NAME (N)" line under the post, outside its body.
 fn merit_line(frame: ElementRef<'_>) -> Result<Option<Vec<MeritSend>>, ParseError> {
     let Some(line) = frame
         .select(&selector(".smalltext"))
-        .filter(|e| ancestor(*e, "div", "post").is_none())
+        .filter(|e| {
+            ancestor(*e, "div", "post").is_none() && ancestor(*e, "div", "signature").is_none()
+        })
         .find(|e| text_of(*e).starts_with("Merited by"))
     else {
         return Ok(None);

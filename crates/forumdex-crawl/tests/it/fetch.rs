@@ -87,6 +87,35 @@ async fn a_429_with_retry_after_is_waited_out_and_retried() {
 }
 
 #[tokio::test]
+async fn a_retry_after_longer_than_the_fetcher_waits_stops_instead_of_retrying_early() {
+    let forum = Forum::start().await;
+    forum.script("/robots.txt", [Reply::new(404, "")]);
+    forum.script(
+        "/t",
+        [Reply::new(429, "come back tomorrow").header("retry-after", "86400")],
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut fetcher = Fetcher::new(policy(), &forum.url("/"), state(&dir)).expect("fetcher");
+
+    let err = fetcher
+        .fetch(&forum.url("/t"))
+        .await
+        .expect_err("throttled");
+    assert!(
+        matches!(
+            err,
+            FetchError::Throttled {
+                status: 429,
+                attempts: 1,
+                wait_secs: 86400
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(forum.paths(), ["/robots.txt", "/t"], "no early retry");
+}
+
+#[tokio::test]
 async fn a_503_is_retried_and_other_errors_are_returned_as_statuses() {
     let forum = Forum::start().await;
     forum.script("/robots.txt", [Reply::new(404, "")]);

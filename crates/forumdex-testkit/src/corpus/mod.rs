@@ -1,17 +1,19 @@
 //! The conformance suite of the corpus seams (`CorpusRead`, `CorpusWrite`,
-//! `CorpusMaintenance`): the canonical rule, derived values, keyset listings and MVCC
-//! snapshots, each case on fresh, empty stores.
+//! `CorpusMaintenance`): the canonical rule, derived values, keyset listings, MVCC
+//! snapshots, deletions and takedowns, each case on fresh, empty stores.
 //! [`corpus_store_conformance!`](crate::corpus_store_conformance) runs every case.
 
 pub mod canonical;
 pub mod derived;
 pub mod fixtures;
 pub mod listing;
+pub mod removals;
 pub mod snapshots;
 
 pub use canonical::*;
 pub use derived::*;
 pub use listing::*;
+pub use removals::*;
 pub use snapshots::*;
 
 /// Runs every case of [`corpus`](crate::corpus) as a `#[test]` in a module
@@ -37,6 +39,8 @@ macro_rules! corpus_store_conformance {
             superseded_versions_are_collected_after_the_horizon_only,
             reads_before_a_post_existed_do_not_see_it,
             posts_changed_lists_what_became_canonical_in_a_range,
+            a_deleted_canonical_post_is_served_as_absent,
+            takedowns_hold_at_every_snapshot_until_lifted,
         );
     };
 }

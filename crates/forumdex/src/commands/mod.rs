@@ -10,6 +10,7 @@ pub mod keys;
 pub mod reindex;
 pub mod relevance;
 pub mod serve;
+pub mod takedown;
 
 use std::sync::Arc;
 
@@ -34,6 +35,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Keys(args) => keys::run(&global, args),
         Command::Reindex(args) => reindex::run(&global, args),
         Command::Relevance(args) => relevance::run(&global, args),
+        Command::Takedown(args) => takedown::run(&global, args),
     }
 }
 

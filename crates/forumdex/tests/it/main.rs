@@ -9,3 +9,4 @@ mod helpers;
 mod import_cli;
 mod search_cli;
 mod storage_cli;
+mod takedown_cli;
