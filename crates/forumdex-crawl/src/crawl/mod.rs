@@ -23,7 +23,7 @@ use chrono::Utc;
 
 use crate::fetch::{FetchError, Fetcher};
 use crate::parse::{Page, PageRef, ParseError, TopicStart};
-use crate::state::{CrawlState, FetchFailure, FetchRecord, StateError};
+use crate::state::{CrawlState, FetchFailure, FetchRecord, StateError, TopicChange};
 pub use links::{Scope, kind};
 use read::{Body, Reading, id};
 pub use summary::Summary;
@@ -295,24 +295,29 @@ impl Crawler {
         Ok(())
     }
 
-    /// The links to push for a page; with `refresh`, also queues again the last pages of
-    /// topics whose last post moved (listing time later than the one noted) and a topic's
-    /// last page when its first page is read.
+    /// The links to push for a page. A listing's topics are noted with their last post
+    /// ([`CrawlState::observe_topic`]); with `refresh`, the last page of each topic whose last
+    /// post moved is queued again, and so is a topic's last page when its first is read.
     fn follow(&self, page: &Page) -> Result<Vec<crate::state::NewItem>, CrawlError> {
         let now = Utc::now();
         let mut found = Vec::new();
         for link in links::discovered(page, &self.scope) {
             found.push(links::item(link, &self.forum_url, now));
         }
-        if !self.refresh {
-            return Ok(found);
-        }
         let mut again = Vec::new();
         match page {
             Page::Board(board) => {
                 for row in &board.topics {
-                    let known = self.state.topic_last_post_at(id(row.topic_id))?;
-                    if known.is_some_and(|known| row.last_post_at > known) {
+                    let Some(last_post_id) = row.last_post_id else {
+                        continue;
+                    };
+                    let change = self.state.observe_topic(
+                        id(row.topic_id),
+                        id(last_post_id),
+                        Some(row.last_post_at),
+                        now,
+                    )?;
+                    if change == TopicChange::Moved {
                         let last = row.replies / crate::parse::TOPIC_PAGE_SIZE + 1;
                         again.extend(PageRef::topic_page(row.topic_id, last));
                     }
@@ -323,9 +328,11 @@ impl Crawler {
             }
             _ => {}
         }
-        for link in again {
-            self.state
-                .requeue(&links::item(link, &self.forum_url, now), now)?;
+        if self.refresh {
+            for link in again {
+                self.state
+                    .requeue(&links::item(link, &self.forum_url, now), now)?;
+            }
         }
         Ok(found)
     }

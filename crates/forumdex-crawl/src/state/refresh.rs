@@ -157,21 +157,6 @@ impl CrawlState {
 }
 
 impl CrawlState {
-    /// The last post time last noted for a topic by [`Self::observe_topic`] (`None`: never
-    /// noted, or noted without a time).
-    pub fn topic_last_post_at(&self, topic_id: u64) -> Result<Option<DateTime<Utc>>, StateError> {
-        self.read(|conn| {
-            let ms: Option<Option<i64>> = conn
-                .query_row(
-                    "SELECT last_post_at FROM topics WHERE topic_id = ?1",
-                    [topic_id],
-                    |row| row.get(0),
-                )
-                .optional()?;
-            Ok(ms.flatten().map(instant))
-        })
-    }
-
     /// The posts of a topic seen so far ([`Self::observe_post`]) with IDs from `from` up to
     /// `to` (`None`: no upper end), in ID order.
     pub fn known_posts(
