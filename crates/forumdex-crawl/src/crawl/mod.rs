@@ -8,6 +8,10 @@
 //! ([`Crawler::replay`]); the observations come from the stored page with `observed_at` =
 //! its fetch time, so a replay imports nothing twice.
 //!
+//! A page the parser does not recognise is set aside: counted in the summary's `errors`,
+//! logged, and kept as a raw page marked imported ([`CrawlState::record_set_aside`]), so
+//! it is never imported half-read and `--reparse` reads it again once the parser is fixed.
+//!
 //! Deleted posts are decided against the posts the crawl state has seen: a post seen before
 //! in the ID range a topic page covers and missing from it now, or every post of a topic
 //! answered 404 (or the forum's error box), becomes a deleted observation.
@@ -205,7 +209,7 @@ impl Crawler {
     ) -> Result<(), CrawlError> {
         while let Some(item) = self.state.next_due(Utc::now())? {
             let Some(page) = PageRef::parse(&item.url) else {
-                self.give_up(&item.url, None, "not a forum page this crawler reads")?;
+                self.give_up(&item.url, "not a forum page this crawler reads")?;
                 continue;
             };
             tracing::info!(url = %item.url, "fetching");
@@ -221,13 +225,13 @@ impl Crawler {
                 }
                 Err(FetchError::Disallowed { url }) => {
                     tracing::info!(%url, "robots.txt disallows it; skipped");
-                    self.give_up(&item.url, None, "disallowed by robots.txt")?;
+                    self.give_up(&item.url, "disallowed by robots.txt")?;
                     continue;
                 }
                 Err(err @ (FetchError::Network(_) | FetchError::TooLarge { .. })) => {
                     self.summary.errors += 1;
                     tracing::warn!(url = %item.url, "{err}");
-                    self.give_up(&item.url, None, &err.to_string())?;
+                    self.give_up(&item.url, &err.to_string())?;
                     continue;
                 }
                 Err(source) => {
@@ -263,10 +267,16 @@ impl Crawler {
                 }
                 Reading::SetAside(reason) => {
                     self.set_aside(&item.url, &reason);
-                    self.give_up(
-                        &item.url,
-                        Some(fetched.status),
-                        &format!("set aside: {reason}"),
+                    self.state.record_set_aside(
+                        &FetchRecord {
+                            url: &item.url,
+                            kind: &item.kind,
+                            fetched_at: fetched.fetched_at,
+                            status: fetched.status,
+                            content_type: fetched.content_type.as_deref(),
+                            body: &fetched.body,
+                        },
+                        &reason,
                     )?;
                     continue;
                 }
@@ -391,11 +401,11 @@ impl Crawler {
     }
 
     /// Records that an item is given up (logged in the fetch log, not fetched again).
-    fn give_up(&self, url: &str, status: Option<u16>, reason: &str) -> Result<(), CrawlError> {
+    fn give_up(&self, url: &str, reason: &str) -> Result<(), CrawlError> {
         Ok(self.state.record_failure(&FetchFailure {
             url,
             at: Utc::now(),
-            status,
+            status: None,
             reason,
             retry_at: None,
         })?)

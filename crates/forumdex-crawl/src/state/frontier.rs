@@ -164,6 +164,35 @@ impl CrawlState {
         })
     }
 
+    /// Records a fetched page that is set aside (a layout the parser does not recognise):
+    /// in one transaction, a fetch log row with outcome `set aside: REASON`, the raw page
+    /// kept as already imported (so a resumed crawl does not replay it, and `--reparse`
+    /// reads it with a fixed parser), and the frontier item marked done.
+    pub fn record_set_aside(&self, page: &FetchRecord<'_>, reason: &str) -> Result<(), StateError> {
+        let body_zstd = raw::compress(page.url, page.body)?;
+        self.write(|tx| {
+            let at = millis(page.fetched_at);
+            let outcome = format!("set aside: {reason}");
+            log(
+                tx,
+                page.url,
+                at,
+                Some(page.status),
+                page.body.len(),
+                &outcome,
+            )?;
+            let id = raw::insert(tx, page, &body_zstd)?;
+            tx.execute("UPDATE raw_pages SET imported = 1 WHERE id = ?1", [id])?;
+            tx.execute(
+                "INSERT INTO frontier (url, kind, priority, due_at, attempts, state, updated_at)
+                 VALUES (?1, ?2, 0, ?3, 0, 'done', ?3)
+                 ON CONFLICT (url) DO UPDATE SET state = 'done', updated_at = ?3",
+                params![page.url, page.kind, at],
+            )?;
+            Ok(())
+        })
+    }
+
     /// Records a fetch that brought no page: a fetch log row, and the item's attempts
     /// counted and either rescheduled at `retry_at` or given up (`failed`), in one
     /// transaction.
