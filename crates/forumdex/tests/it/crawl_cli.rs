@@ -119,25 +119,38 @@ fn a_topic_crawl_imports_what_the_api_serves_politely() {
 }
 
 #[test]
-fn throttling_is_waited_out_and_a_truncated_page_set_aside() {
+fn throttling_is_waited_out() {
+    let Some(forum) = forum() else { return };
+    let site = Site::new();
+    let mut throttled = Reply::new(429, "slow down");
+    throttled.headers.push(("retry-after", "2".to_owned()));
+    forum.script(TOPIC_14, [throttled]);
+    let summary = site.crawl(&forum, &["--topic", "14"]);
+    assert_eq!(summary["errors"], 0, "{summary}");
+    assert_eq!(
+        summary["requests"], 3,
+        "robots.txt, the 429, the page: {summary}"
+    );
+    let hits = forum.hits();
+    assert_eq!(hits.len(), 3);
+    let waited = hits[2].0.duration_since(hits[1].0);
+    assert!(
+        waited >= Duration::from_secs(2),
+        "Retry-After honoured: {waited:?}"
+    );
+    assert_served(site.corpus().as_ref(), &parsed(&forum.saved_page(TOPIC_14)));
+}
+
+#[test]
+fn a_truncated_page_is_set_aside() {
     let Some(forum) = forum() else { return };
     let site = Site::new();
     let page = forum.saved_page(TOPIC_14);
-    let mut throttled = Reply::new(429, "slow down");
-    throttled.headers.push(("retry-after", "1".to_owned()));
-    forum.script(
-        TOPIC_14,
-        [throttled, Reply::new(200, &page[..page.len() / 2])],
-    );
+    forum.script(TOPIC_14, [Reply::new(200, &page[..page.len() / 2])]);
     let summary = site.crawl(&forum, &["--topic", "14"]);
     assert_eq!(summary["errors"], 1, "{summary}");
     assert_eq!(summary["posts"], 0, "{summary}");
-    assert_eq!(
-        forum.page_hits().len(),
-        2,
-        "the 429, then the truncated page"
-    );
-    forum.assert_paced(1000);
+    assert_eq!(forum.page_hits().len(), 1);
     let corpus = site.corpus();
     let seq = corpus.snapshot(Millis::now()).expect("snapshot").seq;
     assert!(
@@ -329,4 +342,30 @@ fn reparse_reads_the_stored_pages_again_without_fetching() {
         "the same observations: {again}"
     );
     assert_eq!(again["errors"], 0, "{again}");
+}
+
+#[test]
+fn a_topic_gone_from_the_forum_has_its_posts_deleted() {
+    let Some(forum) = forum() else { return };
+    let site = Site::new();
+    site.crawl(&forum, &["--topic", "14"]);
+    forum.script(TOPIC_14, [Reply::new(404, "no such topic")]);
+    let summary = site.crawl(&forum, &["--refresh", "--topic", "14"]);
+    let topic = parsed(&forum.saved_page(TOPIC_14));
+    assert_eq!(
+        summary["posts"],
+        topic.posts.len(),
+        "one deletion per post: {summary}"
+    );
+    let corpus = site.corpus();
+    let seq = corpus.snapshot(Millis::now()).expect("snapshot").seq;
+    for post in &topic.posts {
+        assert!(
+            corpus
+                .post(post.post_id.get(), seq)
+                .expect("read")
+                .is_none()
+        );
+    }
+    forum.assert_paced(1000);
 }
