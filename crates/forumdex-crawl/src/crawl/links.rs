@@ -28,11 +28,14 @@ pub struct Scope {
     pub since: Option<DateTime<Utc>>,
 }
 
+/// The frontier kind of board listing pages.
+pub const BOARD_KIND: &str = "board";
+
 /// The page kind's name, as kept in the frontier and counted in the summary.
 pub fn kind(page: &PageRef) -> &'static str {
     match page {
         PageRef::BoardIndex => "board_index",
-        PageRef::Board { .. } => "board",
+        PageRef::Board { .. } => BOARD_KIND,
         PageRef::Topic { .. } => "topic",
         PageRef::Profile { .. } => "profile",
     }

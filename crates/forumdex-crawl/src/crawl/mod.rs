@@ -156,11 +156,21 @@ impl Crawler {
     }
 
     /// Queues the scope's first pages. With `refresh`, they are queued again even when
-    /// fetched before, and so are the topic pages holding the posts due on the re-check
-    /// schedule (one page per topic).
+    /// fetched before, and so are the first listing page of every board read before and the
+    /// topic pages holding the posts due on the re-check schedule (one page per topic).
     pub fn seed(&self) -> Result<(), CrawlError> {
         let now = Utc::now();
-        for page in links::seeds(&self.scope) {
+        let mut seeds = links::seeds(&self.scope);
+        if self.refresh {
+            let boards = self.state.done_urls(links::BOARD_KIND)?;
+            seeds.extend(
+                boards
+                    .iter()
+                    .filter_map(|url| PageRef::parse(url))
+                    .filter(|page| matches!(page, PageRef::Board { start: 0, .. })),
+            );
+        }
+        for page in seeds {
             let item = links::item(page, &self.forum_url, now);
             if self.refresh {
                 self.state.requeue(&item, now)?;

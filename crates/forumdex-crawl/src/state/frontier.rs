@@ -127,6 +127,17 @@ impl CrawlState {
         })
     }
 
+    /// The URLs of a kind fetched before (state `done`), in URL order.
+    pub fn done_urls(&self, kind: &str) -> Result<Vec<String>, StateError> {
+        self.read(|conn| {
+            let mut statement = conn.prepare(
+                "SELECT url FROM frontier WHERE kind = ?1 AND state = 'done' ORDER BY url",
+            )?;
+            let rows = statement.query_map([kind], |row| row.get(0))?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+    }
+
     /// How many items are pending (due or not).
     pub fn pending_count(&self) -> Result<u64, StateError> {
         self.read(|conn| {

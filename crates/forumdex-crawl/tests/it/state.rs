@@ -275,3 +275,33 @@ fn topics_whose_last_post_moved_are_reported() {
         [3]
     );
 }
+
+#[test]
+fn a_set_aside_page_is_done_kept_for_reparse_and_not_replayed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let state = CrawlState::open_in(dir.path()).expect("state");
+    state.push(&item("http://f/t1", t0()), t0()).expect("push");
+    state
+        .record_set_aside(&page("http://f/t1", b"<html>half", t0()), "truncated")
+        .expect("record");
+    assert_eq!(state.next_due(t0()).expect("next"), None, "done");
+    assert_eq!(state.done_urls("topic").expect("done"), vec!["http://f/t1"]);
+    assert_eq!(state.unimported_pages().count(), 0, "not replayed");
+    let kept: Vec<_> = state.raw_pages().map(|p| p.expect("page").body).collect();
+    assert_eq!(kept, vec![b"<html>half".to_vec()]);
+}
+
+#[test]
+fn known_posts_are_those_seen_in_the_range() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let state = CrawlState::open_in(dir.path()).expect("state");
+    for post in [53, 56, 70] {
+        state.observe_post(post, 14, t0()).expect("observe");
+    }
+    state.observe_post(60, 15, t0()).expect("another topic");
+    assert_eq!(state.known_posts(14, 54, None).expect("read"), vec![56, 70]);
+    assert_eq!(
+        state.known_posts(14, 0, Some(56)).expect("read"),
+        vec![53, 56]
+    );
+}
