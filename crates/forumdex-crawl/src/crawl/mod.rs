@@ -123,13 +123,14 @@ impl Crawler {
         Ok(())
     }
 
-    /// Reads a stored page again and imports it (with the deleted posts it shows when
-    /// `deletions`).
+    /// Reads a stored page again and imports it. `first` says it is the page's first reading
+    /// (a replay of an interrupted crawl): then it also decides deletions and notes the
+    /// refresh schedule, which an old page read again for `--reparse` must not.
     fn reread(
         &mut self,
         raw: &crate::state::RawPage,
         sink: &mut dyn Sink,
-        deletions: bool,
+        first: bool,
     ) -> Result<(), CrawlError> {
         let Some(page) = PageRef::parse(&raw.url) else {
             self.summary.errors += 1;
@@ -141,12 +142,14 @@ impl Crawler {
             content_type: raw.content_type.as_deref(),
             bytes: &raw.body,
             fetched_at: raw.fetched_at,
-            deletions,
+            deletions: first,
         };
         match read::read(&self.state, &body)? {
             Reading::Page { page, lines } => {
                 self.import(&raw.url, &raw.kind, &lines, sink)?;
-                self.note(&page, &body)?;
+                if first {
+                    self.note(&page, &body)?;
+                }
             }
             Reading::Gone { lines } => self.import(&raw.url, &raw.kind, &lines, sink)?,
             Reading::Blocked(reason) => self.set_aside(&raw.url, &reason.to_string()),
