@@ -32,6 +32,12 @@ pub use links::{Scope, kind};
 use read::{Body, Reading, id};
 pub use summary::Summary;
 
+/// Fetches of one page that may fail on the network before it is given up.
+const NETWORK_ATTEMPTS: u32 = 3;
+/// How long after a network failure the page is tried again (by this run when it is still
+/// going then, else by the next).
+const NETWORK_RETRY: chrono::Duration = chrono::Duration::minutes(10);
+
 /// Re-checks taken from the schedule in one `--refresh` run.
 const RECHECKS_PER_RUN: u32 = 10_000;
 
@@ -241,7 +247,21 @@ impl Crawler {
                     self.give_up(&item.url, "disallowed by robots.txt")?;
                     continue;
                 }
-                Err(err @ (FetchError::Network(_) | FetchError::TooLarge { .. })) => {
+                Err(err @ FetchError::Network(_)) => {
+                    self.summary.errors += 1;
+                    tracing::warn!(url = %item.url, "{err}");
+                    let now = Utc::now();
+                    self.state.record_failure(&FetchFailure {
+                        url: &item.url,
+                        at: now,
+                        status: None,
+                        reason: &err.to_string(),
+                        retry_at: (item.attempts + 1 < NETWORK_ATTEMPTS)
+                            .then(|| now + NETWORK_RETRY),
+                    })?;
+                    continue;
+                }
+                Err(err @ FetchError::TooLarge { .. }) => {
                     self.summary.errors += 1;
                     tracing::warn!(url = %item.url, "{err}");
                     self.give_up(&item.url, &err.to_string())?;
