@@ -26,7 +26,7 @@ use std::sync::Arc;
 use chrono::Utc;
 
 use crate::fetch::{FetchError, Fetcher};
-use crate::parse::{Page, PageRef, ParseError, TopicStart};
+use crate::parse::{BoardPage, Page, PageRef, ParseError, TopicStart};
 use crate::state::{CrawlState, FetchFailure, FetchRecord, StateError, TopicChange};
 pub use links::{Scope, kind};
 use read::{Body, Reading, id};
@@ -338,44 +338,22 @@ impl Crawler {
         Ok(())
     }
 
-    /// The links to push for a page. A listing's topics are noted with their last post
-    /// ([`CrawlState::observe_topic`]); with `refresh`, the last page of each topic whose last
-    /// post moved is queued again, and so is a topic's last page when its first is read.
+    /// The links to push for a page; with `refresh`, a topic's last page is queued again
+    /// when its first is read.
     fn follow(&self, page: &Page) -> Result<Vec<crate::state::NewItem>, CrawlError> {
         let now = Utc::now();
         let mut found = Vec::new();
         for link in links::discovered(page, &self.scope) {
             found.push(links::item(link, &self.forum_url, now));
         }
-        let mut again = Vec::new();
-        match page {
-            Page::Board(board) => {
-                for row in &board.topics {
-                    let Some(last_post_id) = row.last_post_id else {
-                        continue;
-                    };
-                    let change = self.state.observe_topic(
-                        id(row.topic_id),
-                        id(last_post_id),
-                        Some(row.last_post_at),
-                        now,
-                    )?;
-                    if change == TopicChange::Moved {
-                        let last = row.replies / crate::parse::TOPIC_PAGE_SIZE + 1;
-                        again.extend(PageRef::topic_page(row.topic_id, last));
-                    }
-                }
-            }
-            Page::Topic(topic) if topic.current_page == 1 && topic.page_count > 1 => {
-                again.extend(PageRef::topic_page(topic.topic_id, topic.page_count));
-            }
-            _ => {}
-        }
-        if self.refresh {
-            for link in again {
-                self.state
-                    .requeue(&links::item(link, &self.forum_url, now), now)?;
-            }
+        if let Page::Topic(topic) = page
+            && topic.current_page == 1
+            && topic.page_count > 1
+            && self.refresh
+            && let Some(last) = PageRef::topic_page(topic.topic_id, topic.page_count)
+        {
+            self.state
+                .requeue(&links::item(last, &self.forum_url, now), now)?;
         }
         Ok(found)
     }
@@ -397,19 +375,23 @@ impl Crawler {
         Ok(())
     }
 
-    /// Notes what a read page says for the refresh schedule: its posts (first sightings
-    /// start their schedule, later ones count as a re-check) and, on a topic's last page,
-    /// the topic's last post.
+    /// Notes what a read page says for the refresh schedule: a listing's topics
+    /// ([`Self::note_listing`]); a topic page's posts (first sightings start their schedule,
+    /// later ones count as a re-check) and, on its last page, the topic's last post.
     fn note(&self, page: &Page, body: &Body<'_>) -> Result<(), CrawlError> {
-        let Page::Topic(topic) = page else {
-            return Ok(());
+        let topic = match page {
+            Page::Board(board) => return self.note_listing(board, body),
+            Page::Topic(topic) => topic,
+            _ => return Ok(()),
         };
         let topic_id = id(topic.topic_id);
         for post in &topic.posts {
-            if !self
-                .state
-                .observe_post(id(post.post_id), topic_id, body.fetched_at)?
-            {
+            if !self.state.observe_post(
+                id(post.post_id),
+                topic_id,
+                post.posted_at,
+                body.fetched_at,
+            )? {
                 self.state
                     .mark_rechecked(id(post.post_id), body.fetched_at)?;
             }
@@ -423,6 +405,32 @@ impl Crawler {
                 Some(last.posted_at),
                 body.fetched_at,
             )?;
+        }
+        Ok(())
+    }
+
+    /// Notes a listing's topics with their last post ([`CrawlState::observe_topic`]); with
+    /// `refresh`, the last page of each topic whose last post moved is queued again first
+    /// (a crawl killed between the two sees the topic moved again when it replays the page).
+    fn note_listing(&self, board: &BoardPage, body: &Body<'_>) -> Result<(), CrawlError> {
+        let now = body.fetched_at;
+        for row in &board.topics {
+            let Some(last_post_id) = row.last_post_id else {
+                continue;
+            };
+            let (topic_id, last_post_id) = (id(row.topic_id), id(last_post_id));
+            if self.refresh
+                && self.state.topic_change(topic_id, last_post_id)? == TopicChange::Moved
+                && let Some(last) = PageRef::topic_page(
+                    row.topic_id,
+                    row.replies / crate::parse::TOPIC_PAGE_SIZE + 1,
+                )
+            {
+                self.state
+                    .requeue(&links::item(last, &self.forum_url, Utc::now()), Utc::now())?;
+            }
+            self.state
+                .observe_topic(topic_id, last_post_id, Some(row.last_post_at), now)?;
         }
         Ok(())
     }

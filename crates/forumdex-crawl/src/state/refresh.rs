@@ -6,8 +6,9 @@ use rusqlite::{OptionalExtension, params};
 
 use super::{CrawlState, StateError, instant, millis};
 
-/// When a post is re-checked, counted from when it was first seen: 10 minutes, 1 hour,
-/// 6 hours, 1 day and 7 days; after the last it is done. Topics use the same steps counted
+/// When a post is re-checked, counted from when it was posted: 10 minutes, 1 hour,
+/// 6 hours, 1 day and 7 days; after the last it is done (edits and deletions are most
+/// likely while a post is new; an old post first seen by a crawl is not re-checked). Topics use the same steps counted
 /// from their last check, and stay at the last step.
 pub const RECHECK_STEPS_MINUTES: [i64; 5] = [10, 60, 6 * 60, 24 * 60, 7 * 24 * 60];
 
@@ -34,20 +35,29 @@ pub enum TopicChange {
 }
 
 impl CrawlState {
-    /// Notes that a post was seen. The first sighting starts its re-check schedule; later
-    /// ones change nothing (re-checks advance with [`Self::mark_rechecked`]). Returns
-    /// whether it was new.
+    /// Notes that a post posted at `posted_at` was seen at `now`. The first sighting starts
+    /// its re-check schedule at the first step still ahead of `now` (none for a post older
+    /// than the last step); later ones change nothing (re-checks advance with
+    /// [`Self::mark_rechecked`]). Returns whether it was new.
     pub fn observe_post(
         &self,
         post_id: u64,
         topic_id: u64,
+        posted_at: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> Result<bool, StateError> {
+        let (index, next) = ahead(posted_at, now);
         self.write(|tx| {
             let inserted = tx.execute(
-                "INSERT INTO posts (post_id, topic_id, first_seen_at, step, next_check_at)
-                 VALUES (?1, ?2, ?3, 0, ?4) ON CONFLICT (post_id) DO NOTHING",
-                params![post_id, topic_id, millis(now), millis(now + step(0))],
+                "INSERT INTO posts (post_id, topic_id, posted_at, step, next_check_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (post_id) DO NOTHING",
+                params![
+                    post_id,
+                    topic_id,
+                    millis(posted_at),
+                    index,
+                    next.map(millis)
+                ],
             )?;
             Ok(inserted == 1)
         })
@@ -72,24 +82,23 @@ impl CrawlState {
         })
     }
 
-    /// Records that a post was re-checked at `now`: its next check is the first step of the
+    /// Records that a post was re-checked at `now`: its next check is the first step of its
     /// schedule still ahead (steps missed while the crawler was stopped are skipped), or none
     /// after the last step. Unknown posts are ignored.
     pub fn mark_rechecked(&self, post_id: u64, now: DateTime<Utc>) -> Result<(), StateError> {
         self.write(|tx| {
-            let first_seen: Option<i64> = tx
+            let posted_at: Option<i64> = tx
                 .query_row(
-                    "SELECT first_seen_at FROM posts WHERE post_id = ?1",
+                    "SELECT posted_at FROM posts WHERE post_id = ?1",
                     [post_id],
                     |row| row.get(0),
                 )
                 .optional()?;
-            let Some(first_seen) = first_seen.map(instant) else {
+            let Some(posted_at) = posted_at.map(instant) else {
                 return Ok(());
             };
-            let ahead = (0..RECHECK_STEPS_MINUTES.len()).find(|&i| first_seen + step(i) > now);
-            let next = ahead.map(|i| millis(first_seen + step(i)));
-            let index = ahead.unwrap_or(RECHECK_STEPS_MINUTES.len());
+            let (index, next) = ahead(posted_at, now);
+            let next = next.map(millis);
             tx.execute(
                 "UPDATE posts SET step = ?2, next_check_at = ?3 WHERE post_id = ?1",
                 params![post_id, index, next],
@@ -116,14 +125,7 @@ impl CrawlState {
                     |row| Ok((row.get(0)?, row.get(1)?)),
                 )
                 .optional()?;
-            let (change, index) = match seen {
-                None => (TopicChange::New, 0),
-                Some((seen_last, _)) if seen_last != last_post_id => (TopicChange::Moved, 0),
-                Some((_, index)) => (
-                    TopicChange::Unchanged,
-                    (index + 1).min(RECHECK_STEPS_MINUTES.len() - 1),
-                ),
-            };
+            let (change, index) = classify(seen, last_post_id);
             tx.execute(
                 "INSERT INTO topics (topic_id, last_post_id, last_post_at, step, next_check_at)
                  VALUES (?1, ?2, ?3, ?4, ?5)
@@ -139,6 +141,26 @@ impl CrawlState {
                 ],
             )?;
             Ok(change)
+        })
+    }
+
+    /// What [`Self::observe_topic`] would say of `last_post_id`, without noting it: a crawl
+    /// queues a moved topic again before noting it, so that a crawl killed in between
+    /// still sees it moved when the page is replayed.
+    pub fn topic_change(
+        &self,
+        topic_id: u64,
+        last_post_id: u64,
+    ) -> Result<TopicChange, StateError> {
+        self.read(|conn| {
+            let seen: Option<(u64, usize)> = conn
+                .query_row(
+                    "SELECT last_post_id, step FROM topics WHERE topic_id = ?1",
+                    [topic_id],
+                    |row| Ok((row.get(0)?, row.get(1)?)),
+                )
+                .optional()?;
+            Ok(classify(seen, last_post_id).0)
         })
     }
 
@@ -173,6 +195,28 @@ impl CrawlState {
             let rows = statement.query_map(params![topic_id, from, to], |row| row.get(0))?;
             Ok(rows.collect::<Result<_, _>>()?)
         })
+    }
+}
+
+/// A topic's change given what was seen before (its last post ID and schedule step), and
+/// its next step.
+fn classify(seen: Option<(u64, usize)>, last_post_id: u64) -> (TopicChange, usize) {
+    match seen {
+        None => (TopicChange::New, 0),
+        Some((seen_last, _)) if seen_last != last_post_id => (TopicChange::Moved, 0),
+        Some((_, index)) => (
+            TopicChange::Unchanged,
+            (index + 1).min(RECHECK_STEPS_MINUTES.len() - 1),
+        ),
+    }
+}
+
+/// The first step of a schedule anchored at `from` still ahead of `now`: its index and
+/// time, or (the number of steps, `None`) when every step is past.
+fn ahead(from: DateTime<Utc>, now: DateTime<Utc>) -> (usize, Option<DateTime<Utc>>) {
+    match (0..RECHECK_STEPS_MINUTES.len()).find(|&i| from + step(i) > now) {
+        Some(index) => (index, Some(from + step(index))),
+        None => (RECHECK_STEPS_MINUTES.len(), None),
     }
 }
 

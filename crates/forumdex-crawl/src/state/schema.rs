@@ -58,7 +58,7 @@ CREATE INDEX topics_due ON topics (next_check_at) WHERE next_check_at IS NOT NUL
 CREATE TABLE posts (
     post_id       INTEGER PRIMARY KEY,
     topic_id      INTEGER NOT NULL,
-    first_seen_at INTEGER NOT NULL,
+    posted_at     INTEGER NOT NULL,
     step          INTEGER NOT NULL,
     next_check_at INTEGER
 );

@@ -196,10 +196,10 @@ fn many_raw_pages_are_walked_across_batches() {
 fn posts_are_rechecked_on_a_decaying_schedule_then_done() {
     let dir = tempfile::tempdir().expect("temp dir");
     let state = CrawlState::open_in(dir.path()).expect("state");
-    assert!(state.observe_post(7, 3, t0()).expect("observe"));
+    assert!(state.observe_post(7, 3, t0(), t0()).expect("observe"));
     assert!(
         !state
-            .observe_post(7, 3, t0() + Duration::minutes(1))
+            .observe_post(7, 3, t0(), t0() + Duration::minutes(1))
             .expect("again")
     );
     let due = |at: DateTime<Utc>| -> Vec<u64> {
@@ -235,6 +235,18 @@ fn posts_are_rechecked_on_a_decaying_schedule_then_done() {
         due(t0() + Duration::days(365)).is_empty(),
         "done after the last step"
     );
+
+    // The schedule counts from the post's own time: a post first seen two hours after it
+    // was written is next checked at 6 h; one a month old is never re-checked.
+    state
+        .observe_post(8, 3, t0(), t0() + Duration::hours(2))
+        .expect("observe");
+    state
+        .observe_post(9, 3, t0() - Duration::days(30), t0())
+        .expect("observe");
+    assert!(due(t0() + Duration::hours(5)).is_empty());
+    assert_eq!(due(t0() + Duration::hours(6)), [8]);
+    assert!(!due(t0() + Duration::days(365)).contains(&9));
 }
 
 #[test]
@@ -296,9 +308,11 @@ fn known_posts_are_those_seen_in_the_range() {
     let dir = tempfile::tempdir().expect("temp dir");
     let state = CrawlState::open_in(dir.path()).expect("state");
     for post in [53, 56, 70] {
-        state.observe_post(post, 14, t0()).expect("observe");
+        state.observe_post(post, 14, t0(), t0()).expect("observe");
     }
-    state.observe_post(60, 15, t0()).expect("another topic");
+    state
+        .observe_post(60, 15, t0(), t0())
+        .expect("another topic");
     assert_eq!(state.known_posts(14, 54, None).expect("read"), vec![56, 70]);
     assert_eq!(
         state.known_posts(14, 0, Some(56)).expect("read"),
