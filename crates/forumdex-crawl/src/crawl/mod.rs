@@ -60,7 +60,7 @@ pub enum CrawlError {
         reason: ParseError,
     },
     /// The fetcher gave up (still throttled, robots.txt unreadable, the client).
-    #[error("{url}: {source}")]
+    #[error("{url}")]
     Fetch {
         /// The page asked for.
         url: String,
@@ -71,7 +71,7 @@ pub enum CrawlError {
     #[error(transparent)]
     State(#[from] StateError),
     /// The observations could not be imported (or written).
-    #[error("{url}: cannot import its observations: {source:#}")]
+    #[error("{url}: cannot import its observations")]
     Sink {
         /// The page they came from.
         url: String,

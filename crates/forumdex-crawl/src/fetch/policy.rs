@@ -12,7 +12,7 @@ pub enum PolicyError {
     MissingUserAgent,
     /// The user agent names no contact.
     #[error(
-        "crawl_user_agent must contain a contact (an email address or an http(s) URL) so the forum's operators can reach the crawler's"
+        "crawl_user_agent must contain a contact (an email address or an http(s) URL) so the forum's administrators can reach whoever runs the crawler"
     )]
     NoContact,
     /// The user agent does not start with a product token to name the crawler.
