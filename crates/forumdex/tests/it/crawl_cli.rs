@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::forum::{Forum, Reply};
 use super::helpers::{fails, forumdex, json_ok};
+use super::serve::{ServeProcess, get_response};
 
 const USER_AGENT: &str = "ForumdexTest/1.0 (+https://example.org/crawler; ops@example.org)";
 const TOPIC_14: &str = "topic=14.0";
@@ -97,6 +98,67 @@ fn assert_served(corpus: &dyn CorpusRead, topic: &TopicPage) {
     assert_eq!(served.title, topic.title);
 }
 
+/// Asserts a running `forumdex serve` on `data` answers every post of `topic`, the topic
+/// and its posts' listing with the page's fields, over HTTP.
+fn assert_served_over_http(data: &Path, topic: &TopicPage) {
+    let account = json_ok(
+        data,
+        &[
+            "accounts",
+            "create",
+            "--email",
+            "crawl@example.org",
+            "--credits",
+            "100",
+        ],
+    );
+    let account = account["account_id"].to_string();
+    let key = json_ok(data, &["keys", "create", "--account", &account]);
+    let key = key["key"].as_str().expect("a key").to_owned();
+    let server = ServeProcess::start(data);
+    let get = |path: &str| -> Value {
+        let response = get_response(server.addr, path, &key).expect("request");
+        assert_eq!(response.status, 200, "{path}: {}", response.body);
+        serde_json::from_str(&response.body).expect("a JSON body")
+    };
+    for post in &topic.posts {
+        let served = get(&format!("/api/v1/posts/{}", post.post_id));
+        assert_eq!(served["topic_id"], 14);
+        assert_eq!(served["title"], post.subject.as_str());
+        assert_eq!(served["content_html"], post.content_html.as_str());
+        assert_eq!(served["author"]["username"], post.author.username.as_str());
+        assert_eq!(
+            served["author"]["profile_id"].as_i64(),
+            post.author.profile_id.map(|id| id.get())
+        );
+        assert_eq!(served["post_number"], post.post_number);
+        assert_eq!(
+            served["posted_at"],
+            post.posted_at
+                .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+                .to_string()
+                .as_str()
+        );
+    }
+    let listed = get("/api/v1/topics/14/posts");
+    let listed: Vec<i64> = listed["data"]
+        .as_array()
+        .expect("posts")
+        .iter()
+        .map(|p| p["post_id"].as_i64().expect("post_id"))
+        .collect();
+    let on_page: Vec<i64> = topic.posts.iter().map(|p| p.post_id.get()).collect();
+    assert_eq!(
+        listed, on_page,
+        "the listing holds the page's posts in order"
+    );
+    let served = get("/api/v1/topics/14");
+    assert_eq!(served["title"], topic.title.as_str());
+    assert_eq!(served["post_count"], on_page.len());
+    assert_eq!(served["views"]["observed"].as_u64(), Some(topic.views));
+    server.kill();
+}
+
 fn forum() -> Option<Forum> {
     super::forum::pages_dir().map(Forum::start)
 }
@@ -116,6 +178,7 @@ fn a_topic_crawl_imports_what_the_api_serves_politely() {
     assert_eq!(forum.page_hits(), vec![format!("/index.php?{TOPIC_14}")]);
     forum.assert_paced(1000);
     assert_served(site.corpus().as_ref(), &topic);
+    assert_served_over_http(&site.data(), &topic);
 }
 
 #[test]

@@ -14,12 +14,11 @@
 
 use forumdex_testkit::faults::Immutable;
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use forumdex_accounts::{AccountId, AccountStore, SqliteAccountStore};
@@ -28,6 +27,7 @@ use rusqlite::{Connection, OpenFlags};
 use serde_json::Value;
 
 use crate::helpers::json_ok;
+use crate::serve::{ServeProcess, forumdex_command, get};
 
 /// Generates a corpus of `posts` posts into `dir/corpus.jsonl`; returns its path.
 fn generate(dir: &Path, posts: usize, seed: u64) -> std::path::PathBuf {
@@ -45,16 +45,6 @@ fn generate(dir: &Path, posts: usize, seed: u64) -> std::path::PathBuf {
         ],
     );
     out
-}
-
-fn forumdex_command(data: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_forumdex"));
-    command
-        .arg("--data")
-        .arg(data)
-        .env_remove("FORUMDEX_DATA")
-        .env_remove("RUST_LOG");
-    command
 }
 
 /// A read-only connection to the corpus database of `data`.
@@ -221,104 +211,6 @@ fn an_import_killed_mid_way_leaves_whole_batches_and_completes_when_run_again() 
         std::io::stderr(),
         "import killed after {k} of {total_seq} batches of {BATCH}, then completed"
     );
-}
-
-/// A `forumdex serve` child process and the address it announced.
-struct ServeProcess {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl ServeProcess {
-    fn start(data: &Path) -> Self {
-        let mut child = forumdex_command(data)
-            .args(["serve", "--listen", "127.0.0.1:0"])
-            .env("RUST_LOG", "info")
-            .env("FORUMDEX_RATE_LIMIT_PER_MINUTE", "100000000")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start serve");
-        let stderr = child.stderr.take().expect("piped stderr");
-        let (tx, rx) = mpsc::channel();
-        // Reads the log until the process ends (so it never blocks on a full pipe) and
-        // reports the address of the "serving" line.
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                let line = without_colors(&line);
-                if line.contains("serving")
-                    && let Some(rest) = line.split("address=").nth(1)
-                {
-                    let addr = rest.split_whitespace().next().unwrap_or_default();
-                    let _ = tx.send(addr.to_owned());
-                }
-            }
-        });
-        let addr = rx
-            .recv_timeout(Duration::from_secs(120))
-            .expect("the server announces its address")
-            .parse()
-            .expect("a socket address");
-        Self { child, addr }
-    }
-
-    fn kill(mut self) {
-        self.child.kill().expect("SIGKILL the server");
-        self.child.wait().expect("reap the server");
-    }
-}
-
-impl Drop for ServeProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `line` without ANSI escape sequences (the log is colored even into a pipe).
-fn without_colors(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            // CSI: ESC [ parameters final-byte (a letter).
-            for c in chars.by_ref() {
-                if c.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// `GET path` on a new connection: the status and `X-Request-Id`.
-fn get(addr: SocketAddr, path: &str, key: &str) -> std::io::Result<(u16, Option<String>)> {
-    let mut stream = TcpStream::connect(addr)?;
-    stream.set_read_timeout(Some(Duration::from_secs(60)))?;
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {key}\r\nConnection: close\r\n\r\n"
-    )?;
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw)?;
-    let text = String::from_utf8_lossy(&raw);
-    let head = text
-        .split("\r\n\r\n")
-        .next()
-        .filter(|head| head.starts_with("HTTP/1.1 "))
-        .ok_or_else(|| std::io::Error::other("incomplete response"))?;
-    let status = head[9..12]
-        .parse()
-        .map_err(|_| std::io::Error::other("no status"))?;
-    let request_id = head
-        .lines()
-        .filter_map(|line| line.split_once(':'))
-        .find(|(name, _)| name.eq_ignore_ascii_case("x-request-id"))
-        .map(|(_, value)| value.trim().to_owned());
-    Ok((status, request_id))
 }
 
 /// The first post of a corpus file.

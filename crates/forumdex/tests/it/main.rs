@@ -8,5 +8,6 @@ mod forum;
 mod helpers;
 mod import_cli;
 mod search_cli;
+mod serve;
 mod storage_cli;
 mod takedown_cli;
