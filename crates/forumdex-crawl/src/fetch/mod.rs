@@ -317,8 +317,12 @@ impl Fetcher {
                     SystemTime::now(),
                 );
                 // Held whatever happens next, so no request of this process (another
-                // URL included) goes out before the forum said it may.
+                // URL included), nor of a crawl started again, goes out before the forum
+                // said it may.
                 self.pacer.hold(tokio::time::Instant::now() + wait);
+                let until = Utc::now() + chrono::Duration::from_std(wait).unwrap_or_default();
+                let state = Arc::clone(&self.state);
+                tokio::task::spawn_blocking(move || state.hold_until(until)).await??;
                 if retries == MAX_THROTTLE_RETRIES || wait > backoff::MAX_THROTTLE_WAIT {
                     return Err(FetchError::Throttled {
                         status: status.as_u16(),
@@ -379,13 +383,22 @@ impl Fetcher {
 
     /// Holds the first request of this fetcher until `gap` after the last request any run
     /// spent (persisted with the budget: the end of its exchange, or its start when the run
-    /// was killed during it), so a quick restart does not break the interval.
+    /// was killed during it), so a quick restart does not break the interval, and until the
+    /// end of the last wait the forum asked for ([`CrawlState::held_until`]).
     async fn pace_after_previous_run(&mut self, gap: Duration) -> Result<(), FetchError> {
         let state = Arc::clone(&self.state);
-        let last = tokio::task::spawn_blocking(move || state.last_request_at()).await??;
+        let (last, held) = tokio::task::spawn_blocking(move || {
+            Ok::<_, StateError>((state.last_request_at()?, state.held_until()?))
+        })
+        .await??;
+        let now = Utc::now();
         if let Some(last) = last {
-            let since = (Utc::now() - last).to_std().unwrap_or(Duration::ZERO);
+            let since = (now - last).to_std().unwrap_or(Duration::ZERO);
             let wait = gap.saturating_sub(since);
+            self.pacer.hold(tokio::time::Instant::now() + wait);
+        }
+        if let Some(held) = held {
+            let wait = (held - now).to_std().unwrap_or(Duration::ZERO);
             self.pacer.hold(tokio::time::Instant::now() + wait);
         }
         self.paced_after_previous_run = true;

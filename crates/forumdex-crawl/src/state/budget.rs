@@ -84,6 +84,34 @@ impl CrawlState {
     }
 }
 
+impl CrawlState {
+    /// Notes that the forum asked for no request before `at` (a 429/503 and its
+    /// `Retry-After`), so that a crawl started again before then waits too. A later hold
+    /// replaces an earlier one; an earlier one changes nothing.
+    pub fn hold_until(&self, at: DateTime<Utc>) -> Result<(), StateError> {
+        self.write(|tx| {
+            tx.execute(
+                "INSERT INTO hold (id, not_before) VALUES (1, ?1)
+                 ON CONFLICT (id) DO UPDATE SET not_before = max(not_before, excluded.not_before)",
+                [millis(at)],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// The instant the forum last asked to be left alone until ([`Self::hold_until`]).
+    pub fn held_until(&self) -> Result<Option<DateTime<Utc>>, StateError> {
+        self.read(|conn| {
+            let ms: Option<i64> = conn
+                .query_row("SELECT not_before FROM hold WHERE id = 1", [], |row| {
+                    row.get(0)
+                })
+                .optional()?;
+            Ok(ms.map(instant))
+        })
+    }
+}
+
 /// The UTC day of an instant, `YYYY-MM-DD`.
 fn utc_day(at: DateTime<Utc>) -> String {
     at.format("%Y-%m-%d").to_string()

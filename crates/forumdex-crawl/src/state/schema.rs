@@ -6,6 +6,10 @@ pub(crate) const SCHEMA_VERSION: i64 = 1;
 
 /// Version 1.
 pub(crate) const SCHEMA_V1: &str = "
+CREATE TABLE hold (
+    id         INTEGER PRIMARY KEY CHECK (id = 1),
+    not_before INTEGER NOT NULL
+);
 CREATE TABLE frontier (
     url        TEXT    PRIMARY KEY,
     kind       TEXT    NOT NULL,

@@ -95,7 +95,8 @@ async fn a_retry_after_longer_than_the_fetcher_waits_stops_instead_of_retrying_e
         [Reply::new(429, "come back tomorrow").header("retry-after", "86400")],
     );
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut fetcher = Fetcher::new(policy(), &forum.url("/"), state(&dir)).expect("fetcher");
+    let state = state(&dir);
+    let mut fetcher = Fetcher::new(policy(), &forum.url("/"), Arc::clone(&state)).expect("fetcher");
 
     let err = fetcher
         .fetch(&forum.url("/t"))
@@ -113,6 +114,12 @@ async fn a_retry_after_longer_than_the_fetcher_waits_stops_instead_of_retrying_e
         "{err}"
     );
     assert_eq!(forum.paths(), ["/robots.txt", "/t"], "no early retry");
+    // A crawl started again waits too: the hold is kept in the state.
+    let held = state.held_until().expect("read").expect("a hold");
+    assert!(
+        held >= chrono::Utc::now() + chrono::Duration::hours(23),
+        "{held}"
+    );
 }
 
 #[tokio::test]
