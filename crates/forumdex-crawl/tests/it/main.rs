@@ -2,4 +2,5 @@
 
 mod fetch;
 mod fixture;
+mod parse_pages;
 mod state;
