@@ -657,3 +657,44 @@ async fn collection_pages_point_at_the_cdn() {
             .contains(&urls[&101])
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn image_search_leaves_out_what_is_taken_down() {
+    use forumdex_corpus::{CorpusWrite as _, Millis, TakedownTarget};
+    let world = world().await;
+    let (_, _, key) = world.server.funded(100);
+    let urls = cdn_urls_by_post(&world, &key).await;
+    let path = "/api/v1/images/search?q=logo&include_low_quality=1";
+    let found = |body: &Value| -> BTreeMap<String, i64> {
+        body["images"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                let url = i["url"].as_str().unwrap().to_owned();
+                (url, i["post"]["post_id"].as_i64().unwrap())
+            })
+            .collect()
+    };
+    let before = json_of(&world.server, path, &key).await;
+    assert!(found(&before).contains_key(&urls[&102]));
+
+    for post in [102, 101] {
+        world
+            .server
+            .corpus
+            .add_takedown(TakedownTarget::Post(post), "test", Millis::now())
+            .unwrap();
+    }
+    let after = json_of(&world.server, path, &key).await;
+    assert_eq!(after["post_matches_considered"], POSTS.len() - 2);
+    assert_eq!(after["total"], 4, "{after}");
+    let after = found(&after);
+    assert!(!after.contains_key(&urls[&102]), "only post 102 showed it");
+    assert_eq!(
+        after.get(&urls[&101]),
+        Some(&105),
+        "the object 101 shared with 105 is still found, in 105"
+    );
+    assert!(after.values().all(|post| *post != 101 && *post != 102));
+}
