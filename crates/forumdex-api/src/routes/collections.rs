@@ -261,8 +261,10 @@ async fn page(
             Some(state) => (state.snapshot, Some(state.position)),
             None => (corpus.snapshot(now)?, None),
         };
-        // A walk's first page freezes the snapshot; only then can the scope be unknown.
-        if resumed.is_none() && !corpus.scope_exists(scope, snapshot.seq)? {
+        // The scope existed at the snapshot of a resumed walk, unless it has been taken down
+        // since (takedowns hold at every snapshot): then the walk ends with a 404, never a
+        // run of paid empty pages.
+        if !corpus.scope_exists(scope, snapshot.seq)? {
             return Ok((snapshot, None));
         }
         let request = ListRequest {

@@ -113,6 +113,12 @@ async fn takedowns_apply_from_the_next_request_even_to_older_snapshots() {
         .unwrap();
     app.fails(&caller, "/api/v1/topics/5", 404).await;
     app.fails(&caller, "/api/v1/topics/5/posts", 404).await;
+    app.fails(
+        &caller,
+        &format!("/api/v1/topics/5/posts?cursor={cursor}"),
+        404,
+    )
+    .await;
     app.fails(&caller, "/api/v1/posts/28", 404).await;
     assert_eq!(search_ids(&app, &caller).await, (0, vec![]));
 

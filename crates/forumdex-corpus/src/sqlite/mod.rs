@@ -124,9 +124,14 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
         |row| row.get(0),
     )?;
     if !has_deleted {
-        conn.execute_batch(
+        let added = conn.execute_batch(
             "ALTER TABLE post_versions ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0",
-        )?;
+        );
+        // Another process opening the same old database may have added it first.
+        match added {
+            Err(err) if err.to_string().contains("duplicate column name") => {}
+            other => other?,
+        }
     }
     Ok(())
 }

@@ -47,7 +47,9 @@ fn post_columns() -> String {
                                         ORDER BY q.post_id LIMIT 1)) AS is_op,
          p.sort_at",
         vt = visible("t"),
-        vq = served("q"),
+        // corpus-format.md: the smallest post_id of the topic, whatever is served (so a
+        // deletion or a takedown never makes another post the opening one).
+        vq = visible("q"),
     )
 }
 
@@ -566,14 +568,18 @@ pub(super) fn counts(conn: &Connection, seq: i64) -> rusqlite::Result<CorpusCoun
         ))?,
         topics: count(format!(
             "SELECT COUNT(*) FROM (SELECT r.topic_id FROM topic_versions r WHERE {}
-                                   UNION SELECT p.topic_id FROM post_versions p WHERE {})",
+                                   UNION SELECT p.topic_id FROM post_versions p WHERE {}) c
+             WHERE NOT EXISTS (SELECT 1 FROM takedowns k WHERE k.kind = 'topic'
+                               AND k.entity_id = c.topic_id AND k.lifted_at IS NULL)",
             visible("r"),
             served("p")
         ))?,
         profiles: count(format!(
             "SELECT COUNT(*) FROM (SELECT r.profile_id FROM profile_versions r WHERE {}
                                    UNION SELECT p.author_id FROM post_versions p
-                                         WHERE p.author_id IS NOT NULL AND {})",
+                                         WHERE p.author_id IS NOT NULL AND {}) c
+             WHERE NOT EXISTS (SELECT 1 FROM takedowns k WHERE k.kind = 'profile'
+                               AND k.entity_id = c.profile_id AND k.lifted_at IS NULL)",
             visible("r"),
             served("p")
         ))?,

@@ -129,6 +129,10 @@ pub fn takedowns_hold_at_every_snapshot_until_lifted<S: CorpusWrite + CorpusMain
     assert_eq!(listed(&store, Scope::Topic(10), s1), [2]);
     assert_eq!(store.topic(10, s1).unwrap().unwrap().post_count, 1);
     assert_eq!(store.profile(5, s1).unwrap(), None, "5 wrote only post 1");
+    assert!(
+        !store.post(2, s1).unwrap().unwrap().is_op,
+        "the smallest post ID of the topic stays the opening post, served or not"
+    );
     assert!(!store.scope_exists(Scope::Profile(5), s1).unwrap());
 
     let topic_down = store
@@ -150,6 +154,12 @@ pub fn takedowns_hold_at_every_snapshot_until_lifted<S: CorpusWrite + CorpusMain
     assert!(!store.scope_exists(Scope::Profile(6), s1).unwrap());
     assert!(store.post(2, s1).unwrap().is_none());
     assert_eq!(listed(&store, Scope::Topic(10), s1), Vec::<i64>::new());
+    let counts = store.counts(s1).unwrap();
+    assert_eq!(
+        (counts.posts, counts.topics, counts.profiles),
+        (0, 0, 0),
+        "every post is taken down; topic 10 and the profiles exist only through posts"
+    );
     assert_eq!(
         store.takedowns_in_force().unwrap(),
         TakedownSet {
