@@ -282,6 +282,14 @@ impl Crawler {
                 fetched_at: fetched.fetched_at,
                 deletions: true,
             };
+            let record = FetchRecord {
+                url: &item.url,
+                kind: &item.kind,
+                fetched_at: fetched.fetched_at,
+                status: fetched.status,
+                content_type: fetched.content_type.as_deref(),
+                body: &fetched.body,
+            };
             let (page_read, lines) = match read::read(&self.state, &body)? {
                 Reading::Page { page, lines } => (Some(page), lines),
                 Reading::Gone { lines } => (None, lines),
@@ -300,17 +308,7 @@ impl Crawler {
                 }
                 Reading::SetAside(reason) => {
                     self.set_aside(&item.url, &reason);
-                    self.state.record_set_aside(
-                        &FetchRecord {
-                            url: &item.url,
-                            kind: &item.kind,
-                            fetched_at: fetched.fetched_at,
-                            status: fetched.status,
-                            content_type: fetched.content_type.as_deref(),
-                            body: &fetched.body,
-                        },
-                        &reason,
-                    )?;
+                    self.state.record_set_aside(&record, &reason)?;
                     continue;
                 }
             };
@@ -318,17 +316,7 @@ impl Crawler {
                 Some(page) => self.follow(page)?,
                 None => Vec::new(),
             };
-            let raw_id = self.state.record_page(
-                &FetchRecord {
-                    url: &item.url,
-                    kind: &item.kind,
-                    fetched_at: fetched.fetched_at,
-                    status: fetched.status,
-                    content_type: fetched.content_type.as_deref(),
-                    body: &fetched.body,
-                },
-                &found,
-            )?;
+            let raw_id = self.state.record_page(&record, &found)?;
             self.import(&item.url, &item.kind, &lines, sink)?;
             if let Some(page) = &page_read {
                 self.note(page, &body)?;

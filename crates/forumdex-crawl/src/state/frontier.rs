@@ -162,12 +162,7 @@ impl CrawlState {
             let at = millis(page.fetched_at);
             log(tx, page.url, at, Some(page.status), page.body.len(), "page")?;
             let id = raw::insert(tx, page, &body_zstd)?;
-            tx.execute(
-                "INSERT INTO frontier (url, kind, priority, due_at, attempts, state, updated_at)
-                 VALUES (?1, ?2, 0, ?3, 0, 'done', ?3)
-                 ON CONFLICT (url) DO UPDATE SET state = 'done', updated_at = ?3",
-                params![page.url, page.kind, at],
-            )?;
+            mark_done(tx, page, at)?;
             for item in discovered {
                 push_in(tx, item, page.fetched_at, false)?;
             }
@@ -194,12 +189,7 @@ impl CrawlState {
             )?;
             let id = raw::insert(tx, page, &body_zstd)?;
             tx.execute("UPDATE raw_pages SET imported = 1 WHERE id = ?1", [id])?;
-            tx.execute(
-                "INSERT INTO frontier (url, kind, priority, due_at, attempts, state, updated_at)
-                 VALUES (?1, ?2, 0, ?3, 0, 'done', ?3)
-                 ON CONFLICT (url) DO UPDATE SET state = 'done', updated_at = ?3",
-                params![page.url, page.kind, at],
-            )?;
+            mark_done(tx, page, at)?;
             Ok(())
         })
     }
@@ -324,4 +314,19 @@ fn push_in(
         }
         Some(_) => Ok(PushResult::AlreadyDone),
     }
+}
+
+/// Marks a fetched page's frontier item done (adding it when it was fetched without one).
+fn mark_done(
+    tx: &rusqlite::Transaction<'_>,
+    page: &FetchRecord<'_>,
+    at: i64,
+) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT INTO frontier (url, kind, priority, due_at, attempts, state, updated_at)
+         VALUES (?1, ?2, 0, ?3, 0, 'done', ?3)
+         ON CONFLICT (url) DO UPDATE SET state = 'done', updated_at = ?3",
+        params![page.url, page.kind, at],
+    )?;
+    Ok(())
 }
