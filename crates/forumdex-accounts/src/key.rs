@@ -66,6 +66,12 @@ impl ApiKey {
         &self.0
     }
 
+    /// The prefix and the first 4 random characters (about 24 of the 190 bits): enough to
+    /// tell a developer's keys apart, too little to matter.
+    pub fn display_prefix(&self) -> String {
+        self.0[..KEY_PREFIX.len() + 4].to_owned()
+    }
+
     /// The SHA-256 of the secret, the only form a store keeps.
     pub fn hash(&self) -> KeyHash {
         KeyHash(Sha256::digest(self.0.as_bytes()).into())

@@ -9,9 +9,12 @@
 //!   repeated charges, authentication's verdict), so a backend keeps only storage.
 //! - [`Allowlist`] holds a key's IP restrictions.
 //! - [`RateLimiter`] is the rate-limit seam; [`InMemoryRateLimiter`] is an exact sliding log.
+//! - [`DeveloperStore`] extends it with what the developer dashboard keeps: logins,
+//!   sessions, emailed tokens, activity, usage counts, top-ups and payment events.
 //! - [`wire`] holds the JSON shapes printed by the operator CLI (operator-interface.md).
 
 pub mod allowlist;
+pub mod developer;
 pub mod ids;
 pub mod key;
 pub mod rate;
@@ -22,6 +25,11 @@ pub mod time;
 pub mod wire;
 
 pub use allowlist::{AllowEntry, AllowEntryError, Allowlist};
+pub use developer::{
+    Activity, CheckoutFacts, DeveloperError, DeveloperStore, Login, NewTopup, PaymentEvent,
+    PaymentEventKind, PaymentOutcome, Session, TokenHash, TokenPurpose, Topup, TopupStatus,
+    UsageCount,
+};
 pub use ids::{AccountId, IdParseError, KeyId};
 pub use key::{ApiKey, KeyHash, KeyLifetime, KeyParseError, KeyStatus, LifetimeParseError};
 pub use rate::{InMemoryRateLimiter, RateDecision, RateLimitError, RateLimiter};

@@ -102,6 +102,8 @@ pub struct MintedKey {
     pub secret: ApiKey,
     /// What is stored of the secret.
     pub hash: KeyHash,
+    /// The secret's first characters, shown to tell keys apart.
+    pub secret_prefix: String,
     /// Its lifetime.
     pub lifetime: KeyLifetime,
     /// Creation instant, in whole milliseconds (what every backend can store exactly).
@@ -119,6 +121,7 @@ pub fn mint_key(new: &NewKey, now: DateTime<Utc>) -> Result<MintedKey, AccountEr
         key_id: KeyId::generate(),
         name,
         hash: secret.hash(),
+        secret_prefix: secret.display_prefix(),
         secret,
         lifetime: new.lifetime,
         created_at,

@@ -17,6 +17,12 @@
 //!         request_id TEXT NULL UNIQUE, operation TEXT, amount INTEGER,
 //!         balance_after INTEGER, created_at INTEGER)
 //! ```
+//!
+//! Version 2 adds `api_keys.secret_prefix` and the dashboard's tables (see
+//! [`developer`]'s `SCHEMA_V2`): logins, login tokens, sessions, activity, daily usage,
+//! top-ups and payment events.
+
+mod developer;
 
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
@@ -45,7 +51,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Idle connections kept for reuse; more are opened on demand and closed after use.
 const MAX_IDLE_CONNECTIONS: usize = 8;
 /// The schema version this code writes.
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA_V1: &str = "
 CREATE TABLE accounts (
@@ -136,8 +142,16 @@ impl SqliteAccountStore {
         &self,
         f: impl FnOnce(&Transaction<'_>) -> Result<T, AccountError>,
     ) -> Result<T, AccountError> {
+        self.write_with(f)
+    }
+
+    /// [`Self::write`] for work with its own error type.
+    fn write_with<T, E: From<AccountError>>(
+        &self,
+        f: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
         let _one_writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
-        self.with_conn(|conn| {
+        self.read_with(|conn| {
             let tx = conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(AccountError::storage)?;
@@ -145,6 +159,14 @@ impl SqliteAccountStore {
             tx.commit().map_err(AccountError::storage)?;
             Ok(value)
         })
+    }
+
+    /// Runs `f` on a pooled connection, for work with its own error type.
+    fn read_with<T, E: From<AccountError>>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> Result<T, E>,
+    ) -> Result<T, E> {
+        self.pool.with(|conn| Ok(f(conn)))?
     }
 }
 
@@ -191,6 +213,10 @@ fn migrate(conn: &mut Connection) -> Result<(), AccountError> {
     }
     if version < 1 {
         tx.execute_batch(SCHEMA_V1).map_err(AccountError::storage)?;
+    }
+    if version < 2 {
+        tx.execute_batch(developer::SCHEMA_V2)
+            .map_err(AccountError::storage)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)
         .map_err(AccountError::storage)?;
@@ -258,7 +284,7 @@ fn load_allowlist(conn: &Connection, key: &KeyId) -> Result<Allowlist, AccountEr
 }
 
 const KEY_COLUMNS: &str =
-    "key_id, account_id, name, lifetime_days, created_at, expires_at, revoked_at";
+    "key_id, account_id, name, lifetime_days, created_at, expires_at, revoked_at, secret_prefix";
 
 /// A key row as read, before decoding.
 type KeyRow = (
@@ -269,6 +295,7 @@ type KeyRow = (
     i64,
     Option<i64>,
     Option<i64>,
+    Option<String>,
 );
 
 fn read_key_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<KeyRow> {
@@ -280,11 +307,12 @@ fn read_key_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<KeyRow> {
         row.get(4)?,
         row.get(5)?,
         row.get(6)?,
+        row.get(7)?,
     ))
 }
 
 fn decode_key(conn: &Connection, row: KeyRow) -> Result<KeyInfo, AccountError> {
-    let (id, account, name, lifetime_days, created_at, expires_at, revoked_at) = row;
+    let (id, account, name, lifetime_days, created_at, expires_at, revoked_at, secret_prefix) = row;
     let key_id = key_id(&id)?;
     let lifetime = match lifetime_days {
         None => KeyLifetime::None,
@@ -298,6 +326,7 @@ fn decode_key(conn: &Connection, row: KeyRow) -> Result<KeyInfo, AccountError> {
         key_id,
         account_id: account_id(account)?,
         name,
+        secret_prefix,
         lifetime,
         created_at: from_unix_millis(created_at),
         expires_at: expires_at.map(from_unix_millis),
@@ -571,8 +600,9 @@ impl AccountStore for SqliteAccountStore {
             require_account(tx, account)?;
             tx.execute(
                 "INSERT INTO api_keys
-                   (key_id, account_id, name, secret_sha256, lifetime_days, created_at, expires_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                   (key_id, account_id, name, secret_sha256, lifetime_days, created_at, expires_at,
+                    secret_prefix)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 params![
                     key_id.as_str(),
                     account.get(),
@@ -580,7 +610,8 @@ impl AccountStore for SqliteAccountStore {
                     minted.hash.as_bytes().as_slice(),
                     minted.lifetime.days(),
                     millis(minted.created_at),
-                    minted.expires_at.map(millis)
+                    minted.expires_at.map(millis),
+                    minted.secret_prefix
                 ],
             )
             .map_err(AccountError::storage)?;
@@ -737,6 +768,7 @@ impl AccountStore for SqliteAccountStore {
                                     row.get(5)?,
                                     row.get(6)?,
                                     row.get(7)?,
+                                    row.get(8)?,
                                 ),
                             ))
                         })

@@ -84,6 +84,9 @@ pub struct KeyInfo {
     pub account_id: AccountId,
     /// Label, if any.
     pub name: Option<String>,
+    /// The secret's first characters (`fdx_live_` + 4), to tell keys apart; `None` for keys
+    /// created before it was kept.
+    pub secret_prefix: Option<String>,
     /// Lifetime used by [`AccountStore::renew_key`] when none is given: the one chosen at
     /// creation, or at the last renewal that named one.
     pub lifetime: KeyLifetime,

@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
-use forumdex_accounts::{AccountStore, InMemoryRateLimiter, RateLimiter, SqliteAccountStore};
+use forumdex_accounts::{
+    AccountStore, DeveloperStore, InMemoryRateLimiter, RateLimiter, SqliteAccountStore,
+};
 use forumdex_corpus::{CorpusMaintenance, CorpusRead, CorpusWrite, SqliteCorpusStore};
 use forumdex_images::{ImageObjects, LocalImageObjects};
 use forumdex_redis::RedisRateLimiter;
@@ -128,6 +130,14 @@ impl Storage {
 
     /// Opens (creating when needed) the accounts, keys and ledger.
     pub fn accounts(&self) -> anyhow::Result<Arc<dyn AccountStore>> {
+        let store: Arc<dyn AccountStore> = self.developer_accounts()?;
+        Ok(store)
+    }
+
+    /// Opens the accounts with what the developer dashboard keeps beside them (logins,
+    /// sessions, usage, top-ups): the same store as [`Self::accounts`], seen through
+    /// [`DeveloperStore`].
+    pub fn developer_accounts(&self) -> anyhow::Result<Arc<dyn DeveloperStore>> {
         match self.settings.kind {
             StorageKind::Embedded => {
                 let store = SqliteAccountStore::open_in(self.data_dir()).with_context(|| {

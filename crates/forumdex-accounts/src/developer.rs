@@ -1,0 +1,441 @@
+//! What the developer dashboard stores beside accounts and keys: sign-in identities
+//! ([`Login`]), single-use emailed tokens, browser sessions, the activity log, per-key usage
+//! counts and credit top-ups with the payment events that settle them.
+//!
+//! [`DeveloperStore`] extends [`AccountStore`]: one backend holds both, so a top-up credits
+//! the same balance a request is charged from, in one transaction with its ledger row. Secrets
+//! (session and email tokens) arrive here only as [`TokenHash`]es; passwords only as
+//! Argon2id PHC strings hashed by the caller.
+
+use std::fmt;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use crate::ids::{AccountId, KeyId};
+use crate::store::{AccountError, AccountStore, Email};
+
+/// The ledger operation of a paid top-up (keyed `topup:<id>`).
+pub const TOPUP_OPERATION: &str = "topup";
+/// The ledger operation of a refund (keyed `refund:<event id>`).
+pub const REFUND_OPERATION: &str = "refund";
+/// The ledger operation of the credits a new developer receives when their email is verified.
+pub const SIGNUP_OPERATION: &str = "signup_credits";
+
+/// The SHA-256 of a random token (session cookie, email link); the only form stored.
+#[derive(Clone, Copy)]
+pub struct TokenHash(pub [u8; 32]);
+
+impl TokenHash {
+    /// Hashes a token as the browser or the email link carries it.
+    pub fn of(token: &str) -> Self {
+        Self(Sha256::digest(token.as_bytes()).into())
+    }
+}
+
+impl PartialEq for TokenHash {
+    /// Constant-time comparison.
+    fn eq(&self, other: &Self) -> bool {
+        self.0.ct_eq(&other.0).into()
+    }
+}
+
+impl Eq for TokenHash {}
+
+impl fmt::Debug for TokenHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("TokenHash(<redacted>)")
+    }
+}
+
+/// A developer's sign-in identity, one per account created by sign-up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Login {
+    /// The account it signs in to.
+    pub account_id: AccountId,
+    /// The address signed up with (unique, compared case-insensitively).
+    pub email: Email,
+    /// Argon2id PHC string.
+    pub password_hash: String,
+    /// When the address was confirmed (`None`: not yet; sign-in is refused until then).
+    pub verified_at: Option<DateTime<Utc>>,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+}
+
+/// What an emailed single-use token is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenPurpose {
+    /// Confirms the address of a new sign-up.
+    VerifyEmail,
+    /// Lets the owner of the address choose a new password.
+    ResetPassword,
+}
+
+impl TokenPurpose {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::VerifyEmail => "verify_email",
+            Self::ResetPassword => "reset_password",
+        }
+    }
+}
+
+/// A live browser session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Session {
+    /// Whose it is.
+    pub account_id: AccountId,
+    /// When it was opened.
+    pub created_at: DateTime<Utc>,
+    /// The last request that used it.
+    pub last_seen_at: DateTime<Utc>,
+    /// The absolute expiry (the idle expiry is `last_seen_at + idle`).
+    pub expires_at: DateTime<Utc>,
+}
+
+/// One line of an account's activity log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Activity {
+    /// When it happened.
+    pub at: DateTime<Utc>,
+    /// What happened (`sign_in`, `key_created`, `topup_paid`, ...).
+    pub kind: String,
+    /// Details for people (a key id, an amount); never a secret or an address.
+    pub detail: String,
+}
+
+/// Requests of one key on one UTC day to one endpoint that ended with one status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageCount {
+    /// The key used.
+    pub key_id: KeyId,
+    /// The UTC day.
+    pub day: NaiveDate,
+    /// The route (`/api/v1/posts/{id}`).
+    pub endpoint: String,
+    /// The HTTP status answered.
+    pub status: u16,
+    /// How many.
+    pub count: u64,
+    /// The last of them.
+    pub last_at: DateTime<Utc>,
+}
+
+/// Where a top-up stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TopupStatus {
+    /// Checkout started, no payment confirmed yet.
+    Pending,
+    /// Paid and credited (final; a refund is recorded beside it).
+    Paid,
+    /// The payment failed.
+    Failed,
+    /// The checkout expired unpaid.
+    Expired,
+}
+
+impl TopupStatus {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Paid => "paid",
+            Self::Failed => "failed",
+            Self::Expired => "expired",
+        }
+    }
+
+    /// Reads a stored name.
+    pub fn parse(text: &str) -> Option<Self> {
+        Some(match text {
+            "pending" => Self::Pending,
+            "paid" => Self::Paid,
+            "failed" => Self::Failed,
+            "expired" => Self::Expired,
+            _ => return None,
+        })
+    }
+}
+
+/// What a top-up order is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewTopup {
+    /// Credits to add once paid.
+    pub credits: u64,
+    /// Price in the currency's minor unit.
+    pub amount_cents: u64,
+    /// ISO 4217, lower case.
+    pub currency: String,
+    /// The payment provider (`stripe`, `test`).
+    pub provider: String,
+}
+
+/// A top-up order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Topup {
+    /// Its id (the provider's `client_reference_id`).
+    pub id: i64,
+    /// Whose.
+    pub account_id: AccountId,
+    /// Credits added when paid.
+    pub credits: u64,
+    /// Price in the currency's minor unit.
+    pub amount_cents: u64,
+    /// ISO 4217, lower case.
+    pub currency: String,
+    /// The payment provider.
+    pub provider: String,
+    /// The provider's checkout id, once the checkout was created.
+    pub reference: Option<String>,
+    /// Where it stands.
+    pub status: TopupStatus,
+    /// The provider's payment id (refunds name it).
+    pub payment_intent: Option<String>,
+    /// How much of the price was refunded so far.
+    pub refunded_cents: u64,
+    /// Credits taken back by refunds so far.
+    pub refunded_credits: u64,
+    /// When it was ordered.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A verified payment-provider event, in the store's terms.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentEvent {
+    /// The provider's event id (an event is applied at most once).
+    pub event_id: String,
+    /// What it says.
+    pub kind: PaymentEventKind,
+}
+
+/// What a payment event says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PaymentEventKind {
+    /// A checkout finished; `paid` when the money is there (else an async payment follows).
+    CheckoutCompleted(CheckoutFacts),
+    /// An async payment of a completed checkout succeeded.
+    PaymentSucceeded(CheckoutFacts),
+    /// An async payment failed.
+    PaymentFailed(CheckoutFacts),
+    /// The checkout expired unpaid.
+    CheckoutExpired(CheckoutFacts),
+    /// Money was refunded: the cumulative refunded amount of a payment.
+    Refunded {
+        /// The payment refunded.
+        payment_intent: String,
+        /// Cumulative refunded amount, minor unit.
+        amount_refunded: u64,
+        /// Currency of the amount.
+        currency: String,
+    },
+}
+
+/// What a checkout event tells about an order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckoutFacts {
+    /// The provider's checkout id.
+    pub reference: String,
+    /// Our order id, as sent to the provider.
+    pub topup_id: Option<i64>,
+    /// Amount paid or due, minor unit.
+    pub amount: u64,
+    /// Its currency.
+    pub currency: String,
+    /// Whether the money is there.
+    pub paid: bool,
+    /// The provider's payment id.
+    pub payment_intent: Option<String>,
+}
+
+/// What applying a [`PaymentEvent`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PaymentOutcome {
+    /// The event id was applied before: nothing happened.
+    Duplicate,
+    /// The top-up was paid: credits added, the new balance.
+    Credited {
+        /// The order.
+        topup_id: i64,
+        /// Credits added.
+        credits: u64,
+        /// The balance after.
+        balance: u64,
+    },
+    /// The top-up changed state without credits (failed, expired, awaiting payment).
+    Updated {
+        /// The order.
+        topup_id: i64,
+        /// Its state now.
+        status: TopupStatus,
+    },
+    /// A refund took credits back.
+    Refunded {
+        /// The order.
+        topup_id: i64,
+        /// Credits taken back (at most the balance).
+        credits: u64,
+    },
+    /// Recorded, nothing to do (already paid, unknown type...): why.
+    Ignored(String),
+    /// The event contradicts the order (amount, currency, reference): why. Nothing credited.
+    Rejected(String),
+}
+
+/// Errors of the dashboard's storage beyond [`AccountError`].
+#[derive(Debug, thiserror::Error)]
+pub enum DeveloperError {
+    /// Sign-up with an address that already has a login.
+    #[error("an account with this email already exists")]
+    EmailTaken,
+    /// No top-up has this id.
+    #[error("top-up {0} not found")]
+    TopupNotFound(i64),
+    /// An account, key or storage error.
+    #[error(transparent)]
+    Account(#[from] AccountError),
+}
+
+/// The dashboard's storage, on the same backend as [`AccountStore`]. Blocking, like it.
+pub trait DeveloperStore: AccountStore {
+    /// Creates an account (0 credits) with an unverified login; [`DeveloperError::EmailTaken`]
+    /// when the address (case-insensitively) already has one.
+    fn register(
+        &self,
+        email: &Email,
+        password_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<AccountId, DeveloperError>;
+
+    /// The login of this address, if any (case-insensitive).
+    fn login_by_email(&self, email: &Email) -> Result<Option<Login>, DeveloperError>;
+
+    /// The login of this account, if it has one.
+    fn login(&self, account: AccountId) -> Result<Option<Login>, DeveloperError>;
+
+    /// Replaces the password hash.
+    fn set_password(&self, account: AccountId, password_hash: &str) -> Result<(), DeveloperError>;
+
+    /// Marks the address verified; the first time, adds `signup_credits` (when non-zero) with a
+    /// ledger row. Returns whether this call verified it.
+    fn mark_verified(
+        &self,
+        account: AccountId,
+        signup_credits: u64,
+        now: DateTime<Utc>,
+    ) -> Result<bool, DeveloperError>;
+
+    /// Stores a single-use token for `purpose`, valid until `expires_at`; earlier unused
+    /// tokens of the same purpose for the account stop working.
+    fn issue_token(
+        &self,
+        purpose: TokenPurpose,
+        token: &TokenHash,
+        account: AccountId,
+        now: DateTime<Utc>,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), DeveloperError>;
+
+    /// Uses a token up: its account when it exists for `purpose` and has not expired.
+    fn consume_token(
+        &self,
+        purpose: TokenPurpose,
+        token: &TokenHash,
+        now: DateTime<Utc>,
+    ) -> Result<Option<AccountId>, DeveloperError>;
+
+    /// Opens a session expiring at `expires_at` at the latest.
+    fn open_session(
+        &self,
+        token: &TokenHash,
+        account: AccountId,
+        now: DateTime<Utc>,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), DeveloperError>;
+
+    /// The session when it is live at `now` (before its absolute expiry, and used within
+    /// `idle` of its last use), marked used at `now`; an expired session is closed.
+    fn touch_session(
+        &self,
+        token: &TokenHash,
+        now: DateTime<Utc>,
+        idle: chrono::Duration,
+    ) -> Result<Option<Session>, DeveloperError>;
+
+    /// Closes one session (idempotent).
+    fn close_session(&self, token: &TokenHash) -> Result<(), DeveloperError>;
+
+    /// Closes every session of the account; returns how many were open.
+    fn close_sessions(&self, account: AccountId) -> Result<u64, DeveloperError>;
+
+    /// Appends to the account's activity log.
+    fn record_activity(
+        &self,
+        account: AccountId,
+        kind: &str,
+        detail: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(), DeveloperError>;
+
+    /// The newest `limit` activity lines, newest first.
+    fn activity(&self, account: AccountId, limit: u32) -> Result<Vec<Activity>, DeveloperError>;
+
+    /// Adds request counts (summing into existing rows; keys no longer stored are skipped).
+    fn record_usage(&self, counts: &[UsageCount]) -> Result<(), DeveloperError>;
+
+    /// The usage rows of the account's keys from `since` (inclusive), by day then key.
+    fn usage(
+        &self,
+        account: AccountId,
+        since: NaiveDate,
+    ) -> Result<Vec<UsageCount>, DeveloperError>;
+
+    /// Renames a key (`None` or blank: no name); returns the stored name.
+    fn rename_key(
+        &self,
+        key_id: &KeyId,
+        name: Option<&str>,
+    ) -> Result<Option<String>, DeveloperError>;
+
+    /// Records a pending top-up order.
+    fn create_topup(
+        &self,
+        account: AccountId,
+        order: &NewTopup,
+        now: DateTime<Utc>,
+    ) -> Result<Topup, DeveloperError>;
+
+    /// Notes the provider's checkout id of an order.
+    fn set_topup_reference(&self, topup_id: i64, reference: &str) -> Result<(), DeveloperError>;
+
+    /// One order.
+    fn topup(&self, topup_id: i64) -> Result<Topup, DeveloperError>;
+
+    /// The account's orders, newest first.
+    fn topups(&self, account: AccountId) -> Result<Vec<Topup>, DeveloperError>;
+
+    /// Applies a verified payment event in one transaction: the event id is recorded (seen
+    /// before: [`PaymentOutcome::Duplicate`]); a paid checkout matching its order's amount and
+    /// currency moves the order to paid once and adds its credits with one ledger row keyed
+    /// by the order; failures and expiries never undo a payment; a refund takes back the
+    /// refunded share of the credits (at most the balance).
+    fn apply_payment_event(
+        &self,
+        event: &PaymentEvent,
+        now: DateTime<Utc>,
+    ) -> Result<PaymentOutcome, DeveloperError>;
+
+    /// Adds credits once per `idempotency_key` (an operator's `credits add --idempotency-key`):
+    /// `(balance, added)`; a key seen before adds nothing and returns the current balance.
+    fn add_credits_once(
+        &self,
+        account: AccountId,
+        amount: u64,
+        idempotency_key: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(u64, bool), DeveloperError>;
+}

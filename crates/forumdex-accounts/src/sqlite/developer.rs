@@ -1,0 +1,978 @@
+//! [`DeveloperStore`] on the accounts database (schema version 2).
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::{
+    NewLedgerRow, SqliteAccountStore, account_id, corrupt, insert_ledger, key_id, millis,
+    require_account, to_i64, to_u64,
+};
+use crate::developer::{
+    Activity, CheckoutFacts, DeveloperError, DeveloperStore, Login, NewTopup, PaymentEvent,
+    PaymentEventKind, PaymentOutcome, REFUND_OPERATION, SIGNUP_OPERATION, Session, TOPUP_OPERATION,
+    TokenHash, TokenPurpose, Topup, TopupStatus, UsageCount,
+};
+use crate::ids::{AccountId, KeyId};
+use crate::rules::{
+    CREDITS_ADD_OPERATION, balance_too_large, max_balance_before_adding, validate_amount,
+    validate_name,
+};
+use crate::store::{AccountError, Email};
+use crate::time::from_unix_millis;
+
+/// The tables version 2 adds (instants in Unix milliseconds, days as `YYYY-MM-DD`).
+pub(super) const SCHEMA_V2: &str = "
+ALTER TABLE api_keys ADD COLUMN secret_prefix TEXT;
+CREATE TABLE logins (
+    account_id    INTEGER PRIMARY KEY REFERENCES accounts (id),
+    email         TEXT    NOT NULL,
+    email_key     TEXT    NOT NULL UNIQUE,
+    password_hash TEXT    NOT NULL,
+    verified_at   INTEGER,
+    created_at    INTEGER NOT NULL
+);
+CREATE TABLE login_tokens (
+    token_sha256 BLOB    PRIMARY KEY,
+    purpose      TEXT    NOT NULL,
+    account_id   INTEGER NOT NULL REFERENCES accounts (id),
+    created_at   INTEGER NOT NULL,
+    expires_at   INTEGER NOT NULL
+);
+CREATE INDEX login_tokens_by_account ON login_tokens (account_id, purpose);
+CREATE TABLE sessions (
+    token_sha256 BLOB    PRIMARY KEY,
+    account_id   INTEGER NOT NULL REFERENCES accounts (id),
+    created_at   INTEGER NOT NULL,
+    last_seen_at INTEGER NOT NULL,
+    expires_at   INTEGER NOT NULL
+);
+CREATE INDEX sessions_by_account ON sessions (account_id);
+CREATE TABLE activity (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id INTEGER NOT NULL REFERENCES accounts (id),
+    kind       TEXT    NOT NULL,
+    detail     TEXT    NOT NULL,
+    created_at INTEGER NOT NULL
+);
+CREATE INDEX activity_by_account ON activity (account_id, id);
+CREATE TABLE usage_daily (
+    key_id   TEXT    NOT NULL REFERENCES api_keys (key_id),
+    day      TEXT    NOT NULL,
+    endpoint TEXT    NOT NULL,
+    status   INTEGER NOT NULL,
+    count    INTEGER NOT NULL,
+    last_at  INTEGER NOT NULL,
+    PRIMARY KEY (key_id, day, endpoint, status)
+);
+CREATE TABLE topups (
+    id               INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id       INTEGER NOT NULL REFERENCES accounts (id),
+    credits          INTEGER NOT NULL CHECK (credits >= 1),
+    amount_cents     INTEGER NOT NULL CHECK (amount_cents >= 0),
+    currency         TEXT    NOT NULL,
+    provider         TEXT    NOT NULL,
+    reference        TEXT    UNIQUE,
+    status           TEXT    NOT NULL,
+    payment_intent   TEXT,
+    refunded_cents   INTEGER NOT NULL DEFAULT 0,
+    refunded_credits INTEGER NOT NULL DEFAULT 0,
+    created_at       INTEGER NOT NULL,
+    updated_at       INTEGER NOT NULL
+);
+CREATE INDEX topups_by_account ON topups (account_id, id);
+CREATE INDEX topups_by_payment ON topups (payment_intent);
+CREATE TABLE payment_events (
+    event_id    TEXT    PRIMARY KEY,
+    topup_id    INTEGER,
+    outcome     TEXT    NOT NULL,
+    received_at INTEGER NOT NULL
+);
+";
+
+/// How addresses are compared: trimmed, lower case.
+fn email_key(email: &Email) -> String {
+    email.as_str().to_lowercase()
+}
+
+fn storage(err: rusqlite::Error) -> DeveloperError {
+    DeveloperError::Account(AccountError::storage(err))
+}
+
+const LOGIN_COLUMNS: &str = "account_id, email, password_hash, verified_at, created_at";
+
+fn read_login(
+    row: &rusqlite::Row<'_>,
+) -> rusqlite::Result<(i64, String, String, Option<i64>, i64)> {
+    Ok((
+        row.get(0)?,
+        row.get(1)?,
+        row.get(2)?,
+        row.get(3)?,
+        row.get(4)?,
+    ))
+}
+
+fn decode_login(
+    (account, email, password_hash, verified_at, created_at): (
+        i64,
+        String,
+        String,
+        Option<i64>,
+        i64,
+    ),
+) -> Result<Login, DeveloperError> {
+    Ok(Login {
+        account_id: account_id(account)?,
+        email: Email::parse(&email).map_err(|_| corrupt(format!("login email {email:?}")))?,
+        password_hash,
+        verified_at: verified_at.map(from_unix_millis),
+        created_at: from_unix_millis(created_at),
+    })
+}
+
+const TOPUP_COLUMNS: &str = "id, account_id, credits, amount_cents, currency, provider, reference,
+    status, payment_intent, refunded_cents, refunded_credits, created_at, updated_at";
+
+fn read_topup(conn: &Connection, id: i64) -> Result<Topup, DeveloperError> {
+    conn.query_row(
+        &format!("SELECT {TOPUP_COLUMNS} FROM topups WHERE id = ?1"),
+        params![id],
+        topup_row,
+    )
+    .optional()
+    .map_err(storage)?
+    .ok_or(DeveloperError::TopupNotFound(id))?
+}
+
+fn topup_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Result<Topup, DeveloperError>> {
+    let status: String = row.get(7)?;
+    let values = (
+        row.get::<_, i64>(1)?,
+        row.get::<_, i64>(2)?,
+        row.get::<_, i64>(3)?,
+        row.get::<_, i64>(9)?,
+        row.get::<_, i64>(10)?,
+    );
+    let id: i64 = row.get(0)?;
+    let (currency, provider, reference, payment_intent) =
+        (row.get(4)?, row.get(5)?, row.get(6)?, row.get(8)?);
+    let (created_at, updated_at): (i64, i64) = (row.get(11)?, row.get(12)?);
+    Ok((|| {
+        let (account, credits, amount_cents, refunded_cents, refunded_credits) = values;
+        Ok(Topup {
+            id,
+            account_id: account_id(account)?,
+            credits: to_u64(credits)?,
+            amount_cents: to_u64(amount_cents)?,
+            currency,
+            provider,
+            reference,
+            status: TopupStatus::parse(&status)
+                .ok_or_else(|| corrupt(format!("top-up status {status:?}")))?,
+            payment_intent,
+            refunded_cents: to_u64(refunded_cents)?,
+            refunded_credits: to_u64(refunded_credits)?,
+            created_at: from_unix_millis(created_at),
+            updated_at: from_unix_millis(updated_at),
+        })
+    })())
+}
+
+/// Adds `amount` credits to `account` inside `tx` with a ledger row keyed `key`; `None` when
+/// the key was used before (nothing added).
+fn credit_keyed(
+    tx: &Connection,
+    account: AccountId,
+    amount: u64,
+    operation: &str,
+    key: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<u64>, DeveloperError> {
+    validate_amount(amount, false)?;
+    let seen: Option<i64> = tx
+        .query_row(
+            "SELECT account_id FROM ledger WHERE request_id = ?1",
+            params![key],
+            |row| row.get(0),
+        )
+        .optional()
+        .map_err(storage)?;
+    if let Some(owner) = seen {
+        if owner != account.get() {
+            return Err(AccountError::RequestIdConflict(key.to_owned()).into());
+        }
+        return Ok(None);
+    }
+    let ceiling = to_i64(max_balance_before_adding(amount))?;
+    let added = to_i64(amount)?;
+    let balance: Option<i64> = tx
+        .query_row(
+            "UPDATE accounts SET credits = credits + ?1 WHERE id = ?2 AND credits <= ?3
+             RETURNING credits",
+            params![added, account.get(), ceiling],
+            |row| row.get(0),
+        )
+        .optional()
+        .map_err(storage)?;
+    let Some(balance) = balance else {
+        require_account(tx, account)?;
+        return Err(balance_too_large().into());
+    };
+    insert_ledger(
+        tx,
+        NewLedgerRow {
+            account,
+            key: None,
+            request_id: Some(key),
+            operation,
+            amount: added,
+            balance_after: balance,
+            now,
+        },
+    )?;
+    Ok(Some(to_u64(balance)?))
+}
+
+fn set_status(
+    tx: &Connection,
+    topup: &Topup,
+    status: TopupStatus,
+    facts: &CheckoutFacts,
+    now: DateTime<Utc>,
+) -> Result<(), DeveloperError> {
+    tx.execute(
+        "UPDATE topups SET status = ?1, payment_intent = COALESCE(?2, payment_intent),
+           reference = COALESCE(reference, ?3), updated_at = ?4 WHERE id = ?5",
+        params![
+            status.as_str(),
+            facts.payment_intent,
+            facts.reference,
+            millis(now),
+            topup.id
+        ],
+    )
+    .map_err(storage)?;
+    Ok(())
+}
+
+/// The order a checkout event is about, or why it matches none.
+fn order_of(
+    tx: &Connection,
+    facts: &CheckoutFacts,
+) -> Result<Result<Topup, String>, DeveloperError> {
+    let by_reference: Option<i64> = tx
+        .query_row(
+            "SELECT id FROM topups WHERE reference = ?1",
+            params![facts.reference],
+            |row| row.get(0),
+        )
+        .optional()
+        .map_err(storage)?;
+    let id = match (by_reference, facts.topup_id) {
+        (Some(found), Some(named)) if found != named => {
+            return Ok(Err(format!(
+                "checkout {} belongs to top-up {found}, the event names {named}",
+                facts.reference
+            )));
+        }
+        (Some(id), _) | (None, Some(id)) => id,
+        (None, None) => return Ok(Err(format!("no top-up for checkout {}", facts.reference))),
+    };
+    match read_topup(tx, id) {
+        Ok(topup) => {
+            if let Some(reference) = &topup.reference
+                && reference != &facts.reference
+            {
+                return Ok(Err(format!(
+                    "top-up {id} has checkout {reference}, the event names {}",
+                    facts.reference
+                )));
+            }
+            Ok(Ok(topup))
+        }
+        Err(DeveloperError::TopupNotFound(id)) => Ok(Err(format!("no top-up {id}"))),
+        Err(err) => Err(err),
+    }
+}
+
+fn apply_checkout(
+    tx: &Connection,
+    facts: &CheckoutFacts,
+    target: TopupStatus,
+    now: DateTime<Utc>,
+) -> Result<PaymentOutcome, DeveloperError> {
+    let topup = match order_of(tx, facts)? {
+        Ok(topup) => topup,
+        Err(why) => return Ok(PaymentOutcome::Rejected(why)),
+    };
+    if topup.status == TopupStatus::Paid {
+        // Paid is final: a late failure or expiry, or the same payment told twice, changes nothing.
+        return Ok(PaymentOutcome::Ignored(format!(
+            "top-up {} is already paid",
+            topup.id
+        )));
+    }
+    if target != TopupStatus::Paid {
+        set_status(tx, &topup, target, facts, now)?;
+        return Ok(PaymentOutcome::Updated {
+            topup_id: topup.id,
+            status: target,
+        });
+    }
+    if facts.amount != topup.amount_cents || !facts.currency.eq_ignore_ascii_case(&topup.currency) {
+        return Ok(PaymentOutcome::Rejected(format!(
+            "top-up {} costs {} {}, the payment is {} {}",
+            topup.id, topup.amount_cents, topup.currency, facts.amount, facts.currency
+        )));
+    }
+    set_status(tx, &topup, TopupStatus::Paid, facts, now)?;
+    let key = format!("topup:{}", topup.id);
+    let balance = credit_keyed(
+        tx,
+        topup.account_id,
+        topup.credits,
+        TOPUP_OPERATION,
+        &key,
+        now,
+    )?
+    .ok_or_else(|| corrupt(format!("top-up {} was credited but not paid", topup.id)))?;
+    Ok(PaymentOutcome::Credited {
+        topup_id: topup.id,
+        credits: topup.credits,
+        balance,
+    })
+}
+
+fn apply_refund(
+    tx: &Connection,
+    event_id: &str,
+    payment_intent: &str,
+    amount_refunded: u64,
+    now: DateTime<Utc>,
+) -> Result<PaymentOutcome, DeveloperError> {
+    let id: Option<i64> = tx
+        .query_row(
+            "SELECT id FROM topups WHERE payment_intent = ?1 AND status = 'paid'",
+            params![payment_intent],
+            |row| row.get(0),
+        )
+        .optional()
+        .map_err(storage)?;
+    let Some(id) = id else {
+        return Ok(PaymentOutcome::Rejected(format!(
+            "no paid top-up for payment {payment_intent}"
+        )));
+    };
+    let topup = read_topup(tx, id)?;
+    let refunded = amount_refunded.min(topup.amount_cents);
+    if refunded <= topup.refunded_cents {
+        return Ok(PaymentOutcome::Ignored(format!(
+            "top-up {id}: refund already applied"
+        )));
+    }
+    // The credits owed back: the refunded share of the credits bought, less what earlier
+    // refunds took; at most what the account still holds.
+    let share = if topup.amount_cents == 0 {
+        topup.credits
+    } else {
+        u64::try_from(
+            u128::from(topup.credits) * u128::from(refunded) / u128::from(topup.amount_cents),
+        )
+        .unwrap_or(topup.credits)
+    };
+    let owed = share.saturating_sub(topup.refunded_credits);
+    let balance: i64 = tx
+        .query_row(
+            "SELECT credits FROM accounts WHERE id = ?1",
+            params![topup.account_id.get()],
+            |row| row.get(0),
+        )
+        .map_err(storage)?;
+    let taken = owed.min(to_u64(balance)?);
+    if taken > 0 {
+        let taken_i64 = to_i64(taken)?;
+        let after: i64 = tx
+            .query_row(
+                "UPDATE accounts SET credits = credits - ?1 WHERE id = ?2 RETURNING credits",
+                params![taken_i64, topup.account_id.get()],
+                |row| row.get(0),
+            )
+            .map_err(storage)?;
+        let key = format!("refund:{event_id}");
+        insert_ledger(
+            tx,
+            NewLedgerRow {
+                account: topup.account_id,
+                key: None,
+                request_id: Some(&key),
+                operation: REFUND_OPERATION,
+                amount: -taken_i64,
+                balance_after: after,
+                now,
+            },
+        )?;
+    }
+    tx.execute(
+        "UPDATE topups SET refunded_cents = ?1, refunded_credits = refunded_credits + ?2,
+           updated_at = ?3 WHERE id = ?4",
+        params![to_i64(refunded)?, to_i64(taken)?, millis(now), id],
+    )
+    .map_err(storage)?;
+    Ok(PaymentOutcome::Refunded {
+        topup_id: id,
+        credits: taken,
+    })
+}
+
+fn outcome_text(outcome: &PaymentOutcome) -> String {
+    match outcome {
+        PaymentOutcome::Duplicate => "duplicate".to_owned(),
+        PaymentOutcome::Credited { credits, .. } => format!("credited {credits}"),
+        PaymentOutcome::Updated { status, .. } => status.as_str().to_owned(),
+        PaymentOutcome::Refunded { credits, .. } => format!("refunded {credits}"),
+        PaymentOutcome::Ignored(why) => format!("ignored: {why}"),
+        PaymentOutcome::Rejected(why) => format!("rejected: {why}"),
+    }
+}
+
+fn outcome_topup(outcome: &PaymentOutcome) -> Option<i64> {
+    match outcome {
+        PaymentOutcome::Credited { topup_id, .. }
+        | PaymentOutcome::Updated { topup_id, .. }
+        | PaymentOutcome::Refunded { topup_id, .. } => Some(*topup_id),
+        _ => None,
+    }
+}
+
+impl DeveloperStore for SqliteAccountStore {
+    fn register(
+        &self,
+        email: &Email,
+        password_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<AccountId, DeveloperError> {
+        self.write_with(|tx| {
+            let taken: Option<i64> = tx
+                .query_row(
+                    "SELECT account_id FROM logins WHERE email_key = ?1",
+                    params![email_key(email)],
+                    |row| row.get(0),
+                )
+                .optional()
+                .map_err(storage)?;
+            if taken.is_some() {
+                return Err(DeveloperError::EmailTaken);
+            }
+            tx.execute(
+                "INSERT INTO accounts (email, credits, created_at) VALUES (?1, 0, ?2)",
+                params![email.as_str(), millis(now)],
+            )
+            .map_err(storage)?;
+            let id = account_id(tx.last_insert_rowid())?;
+            tx.execute(
+                "INSERT INTO logins (account_id, email, email_key, password_hash, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    id.get(),
+                    email.as_str(),
+                    email_key(email),
+                    password_hash,
+                    millis(now)
+                ],
+            )
+            .map_err(storage)?;
+            Ok(id)
+        })
+    }
+
+    fn login_by_email(&self, email: &Email) -> Result<Option<Login>, DeveloperError> {
+        self.read_with(|conn| {
+            conn.query_row(
+                &format!("SELECT {LOGIN_COLUMNS} FROM logins WHERE email_key = ?1"),
+                params![email_key(email)],
+                read_login,
+            )
+            .optional()
+            .map_err(storage)?
+            .map(decode_login)
+            .transpose()
+        })
+    }
+
+    fn login(&self, account: AccountId) -> Result<Option<Login>, DeveloperError> {
+        self.read_with(|conn| {
+            conn.query_row(
+                &format!("SELECT {LOGIN_COLUMNS} FROM logins WHERE account_id = ?1"),
+                params![account.get()],
+                read_login,
+            )
+            .optional()
+            .map_err(storage)?
+            .map(decode_login)
+            .transpose()
+        })
+    }
+
+    fn set_password(&self, account: AccountId, password_hash: &str) -> Result<(), DeveloperError> {
+        self.write_with(|tx| {
+            let changed = tx
+                .execute(
+                    "UPDATE logins SET password_hash = ?1 WHERE account_id = ?2",
+                    params![password_hash, account.get()],
+                )
+                .map_err(storage)?;
+            if changed == 0 {
+                return Err(AccountError::AccountNotFound(account).into());
+            }
+            Ok(())
+        })
+    }
+
+    fn mark_verified(
+        &self,
+        account: AccountId,
+        signup_credits: u64,
+        now: DateTime<Utc>,
+    ) -> Result<bool, DeveloperError> {
+        self.write_with(|tx| {
+            let changed = tx
+                .execute(
+                    "UPDATE logins SET verified_at = ?1 WHERE account_id = ?2 AND verified_at IS NULL",
+                    params![millis(now), account.get()],
+                )
+                .map_err(storage)?;
+            if changed == 0 {
+                require_account(tx, account)?;
+                return Ok(false);
+            }
+            if signup_credits > 0 {
+                let key = format!("signup:{account}");
+                credit_keyed(tx, account, signup_credits, SIGNUP_OPERATION, &key, now)?;
+            }
+            Ok(true)
+        })
+    }
+
+    fn issue_token(
+        &self,
+        purpose: TokenPurpose,
+        token: &TokenHash,
+        account: AccountId,
+        now: DateTime<Utc>,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), DeveloperError> {
+        self.write_with(|tx| {
+            require_account(tx, account)?;
+            tx.execute(
+                "DELETE FROM login_tokens WHERE account_id = ?1 AND purpose = ?2",
+                params![account.get(), purpose.as_str()],
+            )
+            .map_err(storage)?;
+            tx.execute(
+                "INSERT INTO login_tokens (token_sha256, purpose, account_id, created_at, expires_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    token.0.as_slice(),
+                    purpose.as_str(),
+                    account.get(),
+                    millis(now),
+                    millis(expires_at)
+                ],
+            )
+            .map_err(storage)?;
+            Ok(())
+        })
+    }
+
+    fn consume_token(
+        &self,
+        purpose: TokenPurpose,
+        token: &TokenHash,
+        now: DateTime<Utc>,
+    ) -> Result<Option<AccountId>, DeveloperError> {
+        self.write_with(|tx| {
+            let row: Option<(i64, i64)> = tx
+                .query_row(
+                    "DELETE FROM login_tokens WHERE token_sha256 = ?1 AND purpose = ?2
+                     RETURNING account_id, expires_at",
+                    params![token.0.as_slice(), purpose.as_str()],
+                    |row| Ok((row.get(0)?, row.get(1)?)),
+                )
+                .optional()
+                .map_err(storage)?;
+            match row {
+                Some((account, expires_at)) if millis(now) < expires_at => {
+                    Ok(Some(account_id(account)?))
+                }
+                _ => Ok(None),
+            }
+        })
+    }
+
+    fn open_session(
+        &self,
+        token: &TokenHash,
+        account: AccountId,
+        now: DateTime<Utc>,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), DeveloperError> {
+        self.write_with(|tx| {
+            require_account(tx, account)?;
+            tx.execute(
+                "INSERT INTO sessions (token_sha256, account_id, created_at, last_seen_at, expires_at)
+                 VALUES (?1, ?2, ?3, ?3, ?4)",
+                params![token.0.as_slice(), account.get(), millis(now), millis(expires_at)],
+            )
+            .map_err(storage)?;
+            Ok(())
+        })
+    }
+
+    fn touch_session(
+        &self,
+        token: &TokenHash,
+        now: DateTime<Utc>,
+        idle: Duration,
+    ) -> Result<Option<Session>, DeveloperError> {
+        self.write_with(|tx| {
+            let row: Option<(i64, i64, i64, i64)> = tx
+                .query_row(
+                    "SELECT account_id, created_at, last_seen_at, expires_at FROM sessions
+                     WHERE token_sha256 = ?1",
+                    params![token.0.as_slice()],
+                    |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+                )
+                .optional()
+                .map_err(storage)?;
+            let Some((account, created_at, last_seen_at, expires_at)) = row else {
+                return Ok(None);
+            };
+            let now_ms = millis(now);
+            let idle_ms = idle.num_milliseconds();
+            if now_ms >= expires_at || now_ms.saturating_sub(last_seen_at) >= idle_ms {
+                tx.execute(
+                    "DELETE FROM sessions WHERE token_sha256 = ?1",
+                    params![token.0.as_slice()],
+                )
+                .map_err(storage)?;
+                return Ok(None);
+            }
+            tx.execute(
+                "UPDATE sessions SET last_seen_at = ?1 WHERE token_sha256 = ?2",
+                params![now_ms, token.0.as_slice()],
+            )
+            .map_err(storage)?;
+            Ok(Some(Session {
+                account_id: account_id(account)?,
+                created_at: from_unix_millis(created_at),
+                last_seen_at: now,
+                expires_at: from_unix_millis(expires_at),
+            }))
+        })
+    }
+
+    fn close_session(&self, token: &TokenHash) -> Result<(), DeveloperError> {
+        self.write_with(|tx| {
+            tx.execute(
+                "DELETE FROM sessions WHERE token_sha256 = ?1",
+                params![token.0.as_slice()],
+            )
+            .map_err(storage)?;
+            Ok(())
+        })
+    }
+
+    fn close_sessions(&self, account: AccountId) -> Result<u64, DeveloperError> {
+        self.write_with(|tx| {
+            let closed = tx
+                .execute(
+                    "DELETE FROM sessions WHERE account_id = ?1",
+                    params![account.get()],
+                )
+                .map_err(storage)?;
+            Ok(closed as u64)
+        })
+    }
+
+    fn record_activity(
+        &self,
+        account: AccountId,
+        kind: &str,
+        detail: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(), DeveloperError> {
+        self.write_with(|tx| {
+            tx.execute(
+                "INSERT INTO activity (account_id, kind, detail, created_at) VALUES (?1, ?2, ?3, ?4)",
+                params![account.get(), kind, detail, millis(now)],
+            )
+            .map_err(storage)?;
+            Ok(())
+        })
+    }
+
+    fn activity(&self, account: AccountId, limit: u32) -> Result<Vec<Activity>, DeveloperError> {
+        self.read_with(|conn| {
+            let mut stmt = conn
+                .prepare(
+                    "SELECT created_at, kind, detail FROM activity WHERE account_id = ?1
+                     ORDER BY id DESC LIMIT ?2",
+                )
+                .map_err(storage)?;
+            let rows = stmt
+                .query_map(params![account.get(), limit], |row| {
+                    Ok(Activity {
+                        at: from_unix_millis(row.get(0)?),
+                        kind: row.get(1)?,
+                        detail: row.get(2)?,
+                    })
+                })
+                .map_err(storage)?;
+            rows.collect::<Result<Vec<_>, _>>().map_err(storage)
+        })
+    }
+
+    fn record_usage(&self, counts: &[UsageCount]) -> Result<(), DeveloperError> {
+        if counts.is_empty() {
+            return Ok(());
+        }
+        self.write_with(|tx| {
+            let mut stmt = tx
+                .prepare_cached(
+                    "INSERT INTO usage_daily (key_id, day, endpoint, status, count, last_at)
+                     SELECT ?1, ?2, ?3, ?4, ?5, ?6 WHERE EXISTS
+                       (SELECT 1 FROM api_keys WHERE key_id = ?1)
+                     ON CONFLICT (key_id, day, endpoint, status) DO UPDATE SET
+                       count = count + excluded.count,
+                       last_at = MAX(last_at, excluded.last_at)",
+                )
+                .map_err(storage)?;
+            for count in counts {
+                stmt.execute(params![
+                    count.key_id.as_str(),
+                    count.day.to_string(),
+                    count.endpoint,
+                    count.status,
+                    to_i64(count.count)?,
+                    millis(count.last_at)
+                ])
+                .map_err(storage)?;
+            }
+            Ok(())
+        })
+    }
+
+    fn usage(
+        &self,
+        account: AccountId,
+        since: NaiveDate,
+    ) -> Result<Vec<UsageCount>, DeveloperError> {
+        self.read_with(|conn| {
+            let mut stmt = conn
+                .prepare(
+                    "SELECT u.key_id, u.day, u.endpoint, u.status, u.count, u.last_at
+                     FROM usage_daily u JOIN api_keys k ON k.key_id = u.key_id
+                     WHERE k.account_id = ?1 AND u.day >= ?2
+                     ORDER BY u.day, u.key_id, u.endpoint, u.status",
+                )
+                .map_err(storage)?;
+            type Row = (String, String, String, u16, i64, i64);
+            let rows = stmt
+                .query_map(params![account.get(), since.to_string()], |row| {
+                    Ok((
+                        row.get(0)?,
+                        row.get(1)?,
+                        row.get(2)?,
+                        row.get(3)?,
+                        row.get(4)?,
+                        row.get(5)?,
+                    ))
+                })
+                .map_err(storage)?
+                .collect::<Result<Vec<Row>, _>>()
+                .map_err(storage)?;
+            rows.into_iter()
+                .map(|(key, day, endpoint, status, count, last_at)| {
+                    Ok(UsageCount {
+                        key_id: key_id(&key)?,
+                        day: day
+                            .parse()
+                            .map_err(|_| corrupt(format!("usage day {day:?}")))?,
+                        endpoint,
+                        status,
+                        count: to_u64(count)?,
+                        last_at: from_unix_millis(last_at),
+                    })
+                })
+                .collect()
+        })
+    }
+
+    fn rename_key(
+        &self,
+        key: &KeyId,
+        name: Option<&str>,
+    ) -> Result<Option<String>, DeveloperError> {
+        let name = validate_name(name)?;
+        self.write_with(|tx| {
+            let changed = tx
+                .execute(
+                    "UPDATE api_keys SET name = ?1 WHERE key_id = ?2",
+                    params![name, key.as_str()],
+                )
+                .map_err(storage)?;
+            if changed == 0 {
+                return Err(AccountError::KeyNotFound(key.clone()).into());
+            }
+            Ok(name)
+        })
+    }
+
+    fn create_topup(
+        &self,
+        account: AccountId,
+        order: &NewTopup,
+        now: DateTime<Utc>,
+    ) -> Result<Topup, DeveloperError> {
+        validate_amount(order.credits, false)?;
+        self.write_with(|tx| {
+            require_account(tx, account)?;
+            tx.execute(
+                "INSERT INTO topups (account_id, credits, amount_cents, currency, provider, status,
+                   created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?6)",
+                params![
+                    account.get(),
+                    to_i64(order.credits)?,
+                    to_i64(order.amount_cents)?,
+                    order.currency.to_lowercase(),
+                    order.provider,
+                    millis(now)
+                ],
+            )
+            .map_err(storage)?;
+            read_topup(tx, tx.last_insert_rowid())
+        })
+    }
+
+    fn set_topup_reference(&self, topup_id: i64, reference: &str) -> Result<(), DeveloperError> {
+        self.write_with(|tx| {
+            let changed = tx
+                .execute(
+                    "UPDATE topups SET reference = ?1 WHERE id = ?2",
+                    params![reference, topup_id],
+                )
+                .map_err(storage)?;
+            if changed == 0 {
+                return Err(DeveloperError::TopupNotFound(topup_id));
+            }
+            Ok(())
+        })
+    }
+
+    fn topup(&self, topup_id: i64) -> Result<Topup, DeveloperError> {
+        self.read_with(|conn| read_topup(conn, topup_id))
+    }
+
+    fn topups(&self, account: AccountId) -> Result<Vec<Topup>, DeveloperError> {
+        self.read_with(|conn| {
+            let mut stmt = conn
+                .prepare(&format!(
+                    "SELECT {TOPUP_COLUMNS} FROM topups WHERE account_id = ?1 ORDER BY id DESC"
+                ))
+                .map_err(storage)?;
+            let rows = stmt
+                .query_map(params![account.get()], topup_row)
+                .map_err(storage)?
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(storage)?;
+            rows.into_iter().collect()
+        })
+    }
+
+    fn apply_payment_event(
+        &self,
+        event: &PaymentEvent,
+        now: DateTime<Utc>,
+    ) -> Result<PaymentOutcome, DeveloperError> {
+        self.write_with(|tx| {
+            let seen: Option<i64> = tx
+                .query_row(
+                    "SELECT 1 FROM payment_events WHERE event_id = ?1",
+                    params![event.event_id],
+                    |row| row.get(0),
+                )
+                .optional()
+                .map_err(storage)?;
+            if seen.is_some() {
+                return Ok(PaymentOutcome::Duplicate);
+            }
+            let outcome = match &event.kind {
+                PaymentEventKind::CheckoutCompleted(facts)
+                | PaymentEventKind::PaymentSucceeded(facts) => {
+                    let target = if facts.paid {
+                        TopupStatus::Paid
+                    } else {
+                        TopupStatus::Pending
+                    };
+                    apply_checkout(tx, facts, target, now)?
+                }
+                PaymentEventKind::PaymentFailed(facts) => {
+                    apply_checkout(tx, facts, TopupStatus::Failed, now)?
+                }
+                PaymentEventKind::CheckoutExpired(facts) => {
+                    apply_checkout(tx, facts, TopupStatus::Expired, now)?
+                }
+                PaymentEventKind::Refunded {
+                    payment_intent,
+                    amount_refunded,
+                    ..
+                } => apply_refund(tx, &event.event_id, payment_intent, *amount_refunded, now)?,
+            };
+            tx.execute(
+                "INSERT INTO payment_events (event_id, topup_id, outcome, received_at)
+                 VALUES (?1, ?2, ?3, ?4)",
+                params![
+                    event.event_id,
+                    outcome_topup(&outcome),
+                    outcome_text(&outcome),
+                    millis(now)
+                ],
+            )
+            .map_err(storage)?;
+            Ok(outcome)
+        })
+    }
+
+    fn add_credits_once(
+        &self,
+        account: AccountId,
+        amount: u64,
+        idempotency_key: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(u64, bool), DeveloperError> {
+        let key = idempotency_key.trim();
+        if key.is_empty() || key.len() > 200 {
+            return Err(AccountError::InvalidCharge(
+                "the idempotency key must be 1 to 200 bytes".to_owned(),
+            )
+            .into());
+        }
+        let key = format!("credits:{key}");
+        self.write_with(|tx| {
+            match credit_keyed(tx, account, amount, CREDITS_ADD_OPERATION, &key, now)? {
+                Some(balance) => Ok((balance, true)),
+                None => {
+                    let balance: i64 = tx
+                        .query_row(
+                            "SELECT credits FROM accounts WHERE id = ?1",
+                            params![account.get()],
+                            |row| row.get(0),
+                        )
+                        .map_err(storage)?;
+                    Ok((to_u64(balance)?, false))
+                }
+            }
+        })
+    }
+}
