@@ -5,8 +5,9 @@
 use std::sync::Arc;
 
 use anyhow::Context;
-use forumdex_accounts::{AccountStore, RateLimiter};
+use forumdex_accounts::{AccountStore, DeveloperStore, RateLimiter};
 use forumdex_corpus::{CorpusMaintenance, CorpusRead};
+use forumdex_dashboard::Dashboard;
 use forumdex_images::ImageObjects;
 use forumdex_search::SearchIndexes;
 use forumdex_storage::Storage;
@@ -15,6 +16,7 @@ use crate::background::SearchSync;
 use crate::clock::Clock;
 use crate::metrics::Metrics;
 use crate::settings::Settings;
+use crate::usage::UsageRecorder;
 use crate::wire::Links;
 
 /// Everything a request may need. The corpus is held by its read side only: the HTTP layer
@@ -26,6 +28,12 @@ pub struct App {
     pub corpus: Arc<dyn CorpusRead>,
     /// Accounts, keys and credits.
     pub accounts: Arc<dyn AccountStore>,
+    /// The same store with what the dashboard keeps (usage counts are written through it).
+    pub developers: Arc<dyn DeveloperStore>,
+    /// The developer dashboard (its own routes, beside the API's).
+    pub dashboard: Arc<Dashboard>,
+    /// Per-key request counts waiting to be written.
+    pub usage: UsageRecorder,
     /// Per-key rate limits.
     pub rate_limiter: Arc<dyn RateLimiter>,
     /// Secret that signs collection cursors.
@@ -54,7 +62,14 @@ impl App {
         clock: Arc<dyn Clock>,
     ) -> anyhow::Result<(Self, Arc<dyn CorpusMaintenance>)> {
         let corpus = storage.corpus()?;
-        let accounts = storage.accounts()?;
+        let developers = storage.developer_accounts()?;
+        let accounts: Arc<dyn AccountStore> = developers.clone();
+        let dashboard = crate::dashboard::build(
+            &settings,
+            storage.data_dir(),
+            Arc::clone(&developers),
+            Arc::clone(&clock),
+        )?;
         let search =
             SearchIndexes::open(storage.data_dir()).context("opening the search indexes")?;
         let cursor_secret = storage.cursor_secret()?;
@@ -67,6 +82,9 @@ impl App {
             settings,
             corpus: corpus.read,
             accounts,
+            developers,
+            dashboard: Arc::new(dashboard),
+            usage: UsageRecorder::default(),
             rate_limiter: storage.rate_limiter()?,
             cursor_secret,
             metrics: Metrics::default(),

@@ -15,6 +15,8 @@ use crate::app::App;
 const GC_EVERY: Duration = Duration::from_secs(60);
 /// How often the search indexes catch up with the corpus.
 const SYNC_EVERY: Duration = Duration::from_secs(2);
+/// How often per-key usage counts are written.
+const USAGE_EVERY: Duration = Duration::from_secs(1);
 
 /// The corpus sequence the search indexes reflect, as of the sync task's last pass.
 #[derive(Debug)]
@@ -61,6 +63,7 @@ impl Background {
             tasks: vec![
                 tokio::spawn(collect_garbage(Arc::clone(app), maintenance)),
                 tokio::spawn(sync_search(Arc::clone(app))),
+                tokio::spawn(flush_usage(Arc::clone(app))),
             ],
         }
     }
@@ -71,6 +74,15 @@ impl Drop for Background {
         for task in &self.tasks {
             task.abort();
         }
+    }
+}
+
+/// Writes the usage counts every second.
+async fn flush_usage(app: Arc<App>) {
+    let mut every = tokio::time::interval(USAGE_EVERY);
+    loop {
+        every.tick().await;
+        app.usage.flush(&app.developers).await;
     }
 }
 

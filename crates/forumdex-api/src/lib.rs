@@ -11,6 +11,8 @@
 //! - [`routes`]: the handlers; [`wire`]: the contract's JSON shapes (`forumdex-types`)
 //!   built from the store's documents; [`cdn`]: the image
 //!   CDN origin and CDN URLs in served content; [`image_search`]: image search's domain work.
+//! - [`dashboard`]: the developer dashboard (`forumdex-dashboard`) built from the settings and
+//!   merged beside the API; [`usage`]: per-key request counts for its usage pages.
 
 pub mod app;
 pub mod background;
@@ -18,6 +20,7 @@ pub mod cdn;
 pub mod client_ip;
 pub mod clock;
 pub mod cursor;
+pub mod dashboard;
 pub mod error;
 pub mod image_search;
 pub mod metrics;
@@ -27,6 +30,7 @@ pub mod router;
 pub mod routes;
 pub mod server;
 pub mod settings;
+pub mod usage;
 pub mod wire;
 
 pub use app::App;

@@ -19,7 +19,7 @@ use axum::extract::{ConnectInfo, MatchedPath, Request, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use forumdex_accounts::{AccountId, KeyId, RateDecision};
+use forumdex_accounts::{AccountId, AuthError, KeyId, RateDecision};
 use forumdex_types::ErrorBody;
 
 use crate::app::App;
@@ -57,7 +57,7 @@ pub async fn finalize(State(app): State<Arc<App>>, mut request: Request, next: N
     let method = request.method().clone();
     let mut response = next.run(request).await;
     let status = response.status();
-    if !is_success(status) {
+    if !is_success(status) && !is_page(&response) {
         let body = match response.extensions_mut().remove::<ErrorBody>() {
             Some(body) => body,
             None => ApiError::for_status(status)
@@ -98,6 +98,32 @@ pub async fn finalize(State(app): State<Arc<App>>, mut request: Request, next: N
     response
 }
 
+/// Whether a response is the dashboard's (a redirect or an HTML page), which keeps its own
+/// body; every other non-success becomes the contract's JSON error body. The API never
+/// answers HTML or 3xx.
+fn is_page(response: &Response) -> bool {
+    response.status().is_redirection()
+        || response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| value.starts_with("text/html"))
+}
+
+/// The dashboard's view of the client address (trusted proxies applied), for its pages.
+pub async fn client_addr(
+    State(app): State<Arc<App>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let ip = client_ip(peer.ip(), request.headers(), &app.settings.trusted_proxies);
+    request
+        .extensions_mut()
+        .insert(forumdex_dashboard::ClientAddr(ip));
+    next.run(request).await
+}
+
 /// Statuses that are answers, not errors (conditional and range requests on the CDN).
 fn is_success(status: StatusCode) -> bool {
     matches!(
@@ -114,10 +140,20 @@ pub async fn paid(
     next: Next,
 ) -> Response {
     let mut decision = None;
-    let result = charge_for(&app, peer, request, next, &mut decision).await;
+    let mut key = None;
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", |path| path.as_str())
+        .to_owned();
+    let result = charge_for(&app, peer, request, next, &mut decision, &mut key).await;
     let mut response = result.unwrap_or_else(IntoResponse::into_response);
     if let Some(decision) = decision {
         insert_rate_headers(response.headers_mut(), &decision);
+    }
+    if let Some(key) = key {
+        app.usage
+            .record(&key, &route, response.status().as_u16(), app.clock.now());
     }
     response
 }
@@ -128,16 +164,17 @@ async fn charge_for(
     request: Request,
     next: Next,
     decision_out: &mut Option<RateDecision>,
+    key_out: &mut Option<KeyId>,
 ) -> Result<Response, ApiError> {
     // Only the work before the debit is bounded: a timeout firing during the debit would
     // answer 503 for a request that was charged.
     let deadline = Duration::from_millis(app.settings.request_timeout_ms);
-    let (mut response, debit) =
-        tokio::time::timeout(deadline, operate(app, peer, request, next, decision_out))
-            .await
-            .map_err(|_| {
-                ApiError::Unavailable("the request took too long; retry later".to_owned())
-            })??;
+    let (mut response, debit) = tokio::time::timeout(
+        deadline,
+        operate(app, peer, request, next, decision_out, key_out),
+    )
+    .await
+    .map_err(|_| ApiError::Unavailable("the request took too long; retry later".to_owned()))??;
     let Some(Debit {
         account_id,
         key_id,
@@ -174,13 +211,15 @@ struct Debit {
 }
 
 /// Authentication, allowlist, rate limit, early balance check and the handler: everything
-/// before the debit. A 200 comes with the debit it owes.
+/// before the debit. A 200 comes with the debit it owes. `key_out` learns the key as soon as
+/// it is recognised (also an expired or revoked one), for the usage counts.
 async fn operate(
     app: &Arc<App>,
     peer: SocketAddr,
     mut request: Request,
     next: Next,
     decision_out: &mut Option<RateDecision>,
+    key_out: &mut Option<KeyId>,
 ) -> Result<(Response, Option<Debit>), ApiError> {
     if request.method() != Method::GET {
         return Err(ApiError::MethodNotAllowed);
@@ -191,12 +230,24 @@ async fn operate(
     // One trip to the blocking pool reads the key (with its allowlist) and then the balance,
     // both from the database; the balance's outcome is applied only after the allowlist and
     // the rate limit, so the order of checks is unchanged.
-    let (key, balance) = blocking(move || {
-        let key = accounts.authenticate(&secret, now)?;
-        let balance = accounts.balance(key.account_id);
-        Ok::<_, ApiError>((key, balance))
+    let authenticated = blocking(move || {
+        let authenticated = accounts.authenticate(&secret, now).map(|key| {
+            let balance = accounts.balance(key.account_id);
+            (key, balance)
+        });
+        Ok::<_, ApiError>(authenticated)
     })
     .await?;
+    let (key, balance) = match authenticated {
+        Ok(found) => found,
+        Err(refused) => {
+            if let AuthError::Expired(id) | AuthError::Revoked(id) = &refused {
+                *key_out = Some(id.clone());
+            }
+            return Err(refused.into());
+        }
+    };
+    *key_out = Some(key.key_id.clone());
     let source_ip = client_ip(peer.ip(), request.headers(), &app.settings.trusted_proxies);
     if !key.allow.allows(source_ip) {
         return Err(ApiError::Forbidden { source_ip });

@@ -1,5 +1,6 @@
 //! The router: the free endpoints, the paid `/api/v1` operations behind
-//! [`pipeline::paid`], and the layers of [`pipeline`] in their order.
+//! [`pipeline::paid`], the developer dashboard, and the layers of [`pipeline`] in their
+//! order.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -52,6 +53,18 @@ pub fn router(app: Arc<App>) -> Router {
                 .layer(HandleErrorLayer::new(overloaded))
                 .timeout(request_timeout),
         );
+    // The dashboard's pages answer HTML (and redirects), which `finalize` passes through; they
+    // see the client address as the API does (trusted proxies applied).
+    let dashboard = forumdex_dashboard::router(Arc::clone(&app.dashboard))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&app),
+            pipeline::client_addr,
+        ))
+        .route_layer(
+            ServiceBuilder::new()
+                .layer(HandleErrorLayer::new(overloaded))
+                .timeout(request_timeout),
+        );
     let overload = ServiceBuilder::new()
         .layer(HandleErrorLayer::new(overloaded))
         .load_shed()
@@ -62,6 +75,7 @@ pub fn router(app: Arc<App>) -> Router {
     Router::new()
         .merge(free)
         .merge(paid)
+        .merge(dashboard)
         .fallback(not_found)
         .layer(overload)
         .layer(axum::middleware::from_fn_with_state(

@@ -122,6 +122,8 @@ impl Server {
             }
         };
         drop(background);
+        // What the last second counted, so a clean stop loses no usage.
+        self.app.usage.flush(&self.app.developers).await;
         result.context("serving")
     }
 }

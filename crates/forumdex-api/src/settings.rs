@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use forumdex_dashboard::{CreditPack, DEFAULT_CREDIT_PACKS};
 use forumdex_storage::{RateLimiterKind, Storage, StorageKind, StorageSettings};
 use ipnet::IpNet;
 use serde::{Deserialize, Deserializer};
@@ -28,7 +29,8 @@ pub struct Settings {
     /// Public base address of image objects. Default `{base_url}/cdn`.
     #[serde(default)]
     pub cdn_url: String,
-    /// Sent as `topupUrl` with 402. Default `{base_url}/topup`.
+    /// Sent as `topupUrl` with 402. Default `{base_url}/dashboard/billing` (the dashboard's
+    /// billing page).
     #[serde(default)]
     pub topup_url: String,
     /// Requests per API key in any rolling 60 s. Default 120.
@@ -80,6 +82,71 @@ pub struct Settings {
     /// Crawl requests per UTC day (at least 1). Default 10000.
     #[serde(default = "default_crawl_budget")]
     pub crawl_daily_budget: u64,
+    /// Outgoing mail of the dashboard (`smtp://host:port`, `smtps://user:pass@host`). Default
+    /// none: mail is written to `{data}/outbox/` as `.eml` files.
+    #[serde(default)]
+    pub smtp_url: Option<Secret>,
+    /// The sender of the dashboard's mail. Default `forumdex <no-reply@{host of base_url}>`.
+    #[serde(default)]
+    pub mail_from: Option<String>,
+    /// The packs offered for top-up, `CREDITS:PRICE CURRENCY` each (comma-separated text or
+    /// a TOML list). Default `1000:10.00 USD, 10000:90.00 USD, 100000:800.00 USD`.
+    #[serde(default = "default_packs", deserialize_with = "packs")]
+    pub credit_packs: Vec<CreditPack>,
+    /// `stripe`, `test` (the local fake for demos and tests) or `none`. Default `none`:
+    /// top-ups are not offered.
+    #[serde(default)]
+    pub payment_provider: PaymentProviderSetting,
+    /// Stripe's secret API key (`sk_...`), for `payment_provider = "stripe"`. Default none.
+    #[serde(default)]
+    pub stripe_secret_key: Option<Secret>,
+    /// The signing secret of Stripe's webhook endpoint (`whsec_...`). Default none (with the
+    /// test provider: a random one per process).
+    #[serde(default)]
+    pub stripe_webhook_secret: Option<Secret>,
+    /// Stripe's API address (a stand-in for tests). Default `https://api.stripe.com`.
+    #[serde(default = "default_stripe_api_url")]
+    pub stripe_api_url: String,
+    /// A dashboard session unused for this long ends. Default 43200 (12 hours).
+    #[serde(default = "default_session_idle")]
+    pub session_idle_seconds: u64,
+    /// A dashboard session ends this long after sign-in. Default 2592000 (30 days).
+    #[serde(default = "default_session_lifetime")]
+    pub session_lifetime_seconds: u64,
+    /// Credits a developer receives when their address is verified. Default 100.
+    #[serde(default = "default_signup_credits")]
+    pub signup_credits: u64,
+}
+
+/// A secret setting: its `Debug` output never shows it.
+#[derive(Clone, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    /// The secret itself, for the one place that uses it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(<redacted>)")
+    }
+}
+
+/// The values of the setting `payment_provider`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PaymentProviderSetting {
+    /// Top-ups are not offered.
+    #[default]
+    None,
+    /// Stripe Checkout (`stripe_secret_key`, `stripe_webhook_secret`).
+    Stripe,
+    /// The local test provider: checkouts are pages of the dashboard; no money moves.
+    Test,
 }
 
 /// The values of the setting `rate_limiter`.
@@ -119,6 +186,36 @@ fn default_crawl_interval() -> u64 {
 }
 fn default_crawl_budget() -> u64 {
     10_000
+}
+fn default_packs() -> Vec<CreditPack> {
+    CreditPack::parse_list(DEFAULT_CREDIT_PACKS).expect("the default packs parse")
+}
+fn default_stripe_api_url() -> String {
+    forumdex_payments::STRIPE_API_BASE.to_owned()
+}
+fn default_session_idle() -> u64 {
+    12 * 3600
+}
+fn default_session_lifetime() -> u64 {
+    30 * 24 * 3600
+}
+fn default_signup_credits() -> u64 {
+    100
+}
+
+/// Accepts `"1000:10.00 USD, 5000:45.00 USD"` (env and flags) or a TOML list of such items.
+fn packs<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<CreditPack>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Items {
+        Text(String),
+        List(Vec<String>),
+    }
+    let text = match Items::deserialize(deserializer)? {
+        Items::Text(text) => text,
+        Items::List(list) => list.join(","),
+    };
+    CreditPack::parse_list(&text).map_err(serde::de::Error::custom)
 }
 
 /// Accepts `"a, b"` (env and flags) or `["a", "b"]` (TOML).
@@ -171,6 +268,16 @@ const NAMES: &[(&str, bool)] = &[
     ("crawl_user_agent", false),
     ("crawl_interval_ms", true),
     ("crawl_daily_budget", true),
+    ("smtp_url", false),
+    ("mail_from", false),
+    ("credit_packs", false),
+    ("payment_provider", false),
+    ("stripe_secret_key", false),
+    ("stripe_webhook_secret", false),
+    ("stripe_api_url", false),
+    ("session_idle_seconds", true),
+    ("session_lifetime_seconds", true),
+    ("signup_credits", true),
 ];
 
 impl Default for Settings {
@@ -232,7 +339,7 @@ impl Settings {
         )?;
         settings.topup_url = url_or(
             &settings.topup_url,
-            || format!("{}/topup", settings.base_url),
+            || format!("{}/dashboard/billing", settings.base_url),
             "topup_url",
         )?;
         if settings.rate_limit_per_minute == 0 {
@@ -277,6 +384,7 @@ impl Settings {
         if settings.crawl_daily_budget == 0 {
             bail!("crawl_daily_budget must be at least 1");
         }
+        settings.check_dashboard()?;
         Ok(settings)
     }
 
@@ -378,7 +486,10 @@ mod tests {
         let defaults = Settings::default();
         assert_eq!(defaults.base_url, "http://127.0.0.1:8080");
         assert_eq!(defaults.cdn_url, "http://127.0.0.1:8080/cdn");
-        assert_eq!(defaults.topup_url, "http://127.0.0.1:8080/topup");
+        assert_eq!(
+            defaults.topup_url,
+            "http://127.0.0.1:8080/dashboard/billing"
+        );
         assert_eq!(defaults.rate_limit_per_minute, 120);
 
         let dir = tempfile::tempdir().unwrap();
@@ -459,7 +570,10 @@ mod tests {
         assert_eq!(settings.listen, bound);
         assert_eq!(settings.base_url, "http://127.0.0.1:4321");
         assert_eq!(settings.cdn_url, "http://127.0.0.1:4321/cdn");
-        assert_eq!(settings.topup_url, "http://127.0.0.1:4321/topup");
+        assert_eq!(
+            settings.topup_url,
+            "http://127.0.0.1:4321/dashboard/billing"
+        );
 
         let env = vec![(
             "FORUMDEX_TOPUP_URL".to_owned(),
@@ -498,6 +612,16 @@ mod tests {
             ("FORUMDEX_RATE_LIMITER", "memcached", "rate_limiter"),
             ("FORUMDEX_CRAWL_INTERVAL_MS", "999", "crawl_interval_ms"),
             ("FORUMDEX_CRAWL_DAILY_BUDGET", "0", "crawl_daily_budget"),
+            (
+                "FORUMDEX_CREDIT_PACKS",
+                "1000 for ten dollars",
+                "credit pack",
+            ),
+            ("FORUMDEX_PAYMENT_PROVIDER", "paypal", "payment_provider"),
+            ("FORUMDEX_PAYMENT_PROVIDER", "stripe", "stripe_secret_key"),
+            ("FORUMDEX_SESSION_IDLE_SECONDS", "0", "session_idle_seconds"),
+            ("FORUMDEX_MAIL_FROM", "not an address", "mail_from"),
+            ("FORUMDEX_SMTP_URL", "http://mail.example.com", "smtp_url"),
         ] {
             let err = format!("{:#}", Settings::load(None, env(k, v), &[]).unwrap_err());
             assert!(err.contains(needle), "{k}={v}: {err}");

@@ -3,10 +3,9 @@
 use chrono::Utc;
 use clap::{Args, Subcommand};
 use forumdex_accounts::wire::AccountCredits;
-use forumdex_accounts::{AccountId, AccountStore};
+use forumdex_accounts::{AccountId, DeveloperStore};
 
 use crate::cli::GlobalArgs;
-use crate::commands::open_accounts;
 use crate::output::print_json;
 
 /// Arguments of `forumdex credits`.
@@ -33,18 +32,36 @@ pub struct AddArgs {
     /// Credits to add (at least 1).
     #[arg(long)]
     pub amount: u64,
+    /// Adds the credits once per key: running the same command again (a retried script)
+    /// adds nothing and prints the current balance.
+    #[arg(long, value_name = "KEY")]
+    pub idempotency_key: Option<String>,
 }
 
 /// Runs `forumdex credits ...`.
 pub fn run(global: &GlobalArgs, args: CreditsArgs) -> anyhow::Result<()> {
-    let store = open_accounts(global)?;
+    let store = crate::commands::storage(global)?.developer_accounts()?;
     match args.command {
         CreditsCommand::Add(args) => add(global, store.as_ref(), args),
     }
 }
 
-fn add(global: &GlobalArgs, store: &dyn AccountStore, args: AddArgs) -> anyhow::Result<()> {
-    let credits = store.add_credits(args.account_id, args.amount, Utc::now())?;
+fn add(global: &GlobalArgs, store: &dyn DeveloperStore, args: AddArgs) -> anyhow::Result<()> {
+    let (credits, added) = match &args.idempotency_key {
+        Some(key) => store.add_credits_once(args.account_id, args.amount, key, Utc::now())?,
+        None => (
+            store.add_credits(args.account_id, args.amount, Utc::now())?,
+            true,
+        ),
+    };
+    if !added && !global.json {
+        println!(
+            "credits for key {:?} were added before; nothing added. account {} balance {credits}",
+            args.idempotency_key.unwrap_or_default(),
+            args.account_id
+        );
+        return Ok(());
+    }
     if global.json {
         return print_json(&AccountCredits {
             account_id: args.account_id,

@@ -4,7 +4,8 @@
 
 use anyhow::Context;
 use clap::Args;
-use forumdex_accounts::{AccountId, AccountStore, Email, KeyLifetime, NewKey};
+use forumdex_accounts::{AccountId, DeveloperStore, Email, KeyLifetime, NewKey};
+use forumdex_api::settings::PaymentProviderSetting;
 use forumdex_corpus::{ChangePosition, CorpusRead, Millis, PostDoc};
 use forumdex_generate::{GenerateConfig, generate};
 use forumdex_ingest::source::Source;
@@ -18,6 +19,8 @@ const DEMO_POSTS: u64 = 20_000;
 const DEMO_CREDITS: u64 = 1_000;
 /// File in the data folder remembering the demo account's id.
 const DEMO_ACCOUNT_FILE: &str = "demo-account";
+/// The demo developer's sign-in address on the dashboard.
+const DEMO_EMAIL: &str = "demo@forumdex.invalid";
 
 /// Arguments of `forumdex demo`.
 #[derive(Debug, Args)]
@@ -29,7 +32,11 @@ pub struct DemoArgs {
 
 /// Runs `forumdex demo`.
 pub fn run(global: &GlobalArgs, args: DemoArgs) -> anyhow::Result<()> {
-    let settings = serve::load_settings(global, args.listen)?;
+    let mut settings = serve::load_settings(global, args.listen)?;
+    if settings.payment_provider == PaymentProviderSetting::None {
+        // A first look includes topping up: the test provider moves no money.
+        settings.payment_provider = PaymentProviderSetting::Test;
+    }
     let storage = settings.storage(&global.data);
     let corpus = storage.corpus()?;
     if corpus.read.snapshot(Millis::now())?.seq == 0 {
@@ -64,8 +71,8 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> anyhow::Result<()> {
     } else {
         println!("Using the corpus already in {}.", global.data.display());
     }
-    let accounts = storage.accounts()?;
-    let account = demo_account(accounts.as_ref(), &global.data)?;
+    let accounts = storage.developer_accounts()?;
+    let (account, password) = demo_account(accounts.as_ref(), &global.data)?;
     let now = chrono::Utc::now();
     let created = accounts.create_key(
         account,
@@ -79,6 +86,7 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> anyhow::Result<()> {
     let credits = accounts.balance(account)?;
     let example = example_post(corpus.read.as_ref())?;
     let key = created.secret.expose_secret().to_owned();
+    let outbox = global.data.join(forumdex_dashboard::OutboxMailer::FOLDER);
     serve::serve(global, settings, move |server| {
         let base = &server.app().settings.base_url;
         println!();
@@ -105,23 +113,48 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> anyhow::Result<()> {
         println!("    curl {auth} '{base}/api/v1/images/search?q=chart&size=5'");
         println!("    curl {base}/healthz");
         println!();
+        println!("Developer dashboard: {base}/  (sign in at {base}/login)");
+        println!("    email:    {DEMO_EMAIL}");
+        println!("    password: {password}");
+        println!(
+            "Mail the dashboard sends (sign-up links) lands in {}.",
+            outbox.display()
+        );
+        println!();
         println!("Stop with Ctrl-C.");
     })
 }
 
-/// The demo account recorded in the data folder, created (or topped up) as needed.
-fn demo_account(accounts: &dyn AccountStore, data: &std::path::Path) -> anyhow::Result<AccountId> {
+/// The demo account recorded in the data folder, created (or topped up) as needed, with a
+/// verified dashboard login whose password is new at every run (only its hash is kept):
+/// the account and that password.
+fn demo_account(
+    accounts: &dyn DeveloperStore,
+    data: &std::path::Path,
+) -> anyhow::Result<(AccountId, String)> {
     let marker = data.join(DEMO_ACCOUNT_FILE);
     let now = chrono::Utc::now();
-    let existing = std::fs::read_to_string(&marker)
+    let email = Email::parse(DEMO_EMAIL).expect("a valid address");
+    let password = format!("demo-{}", &forumdex_dashboard::session::new_token()[..16]);
+    let hash = forumdex_dashboard::password::hash(&password)?;
+    let recorded = std::fs::read_to_string(&marker)
         .ok()
-        .and_then(|text| text.trim().parse::<AccountId>().ok())
-        .filter(|id| accounts.account(*id).is_ok());
-    let account = match existing {
-        Some(id) => id,
-        None => {
-            let email = Email::parse("demo@forumdex.invalid").expect("a valid address");
-            let id = accounts.create_account(&email, DEMO_CREDITS, now)?;
+        .and_then(|text| text.trim().parse::<AccountId>().ok());
+    let account = match accounts.login_by_email(&email)? {
+        Some(login) if Some(login.account_id) == recorded => {
+            accounts.set_password(login.account_id, &hash)?;
+            login.account_id
+        }
+        _ => {
+            // A data folder from before the dashboard (or none): a new account with a login.
+            let id = match accounts.login_by_email(&email)? {
+                Some(login) => {
+                    accounts.set_password(login.account_id, &hash)?;
+                    login.account_id
+                }
+                None => accounts.register(&email, &hash, now)?,
+            };
+            accounts.mark_verified(id, 0, now)?;
             std::fs::write(&marker, id.to_string())
                 .with_context(|| format!("cannot write {}", marker.display()))?;
             id
@@ -131,7 +164,7 @@ fn demo_account(accounts: &dyn AccountStore, data: &std::path::Path) -> anyhow::
     if balance < DEMO_CREDITS / 10 {
         accounts.add_credits(account, DEMO_CREDITS - balance, now)?;
     }
-    Ok(account)
+    Ok((account, password))
 }
 
 /// A post with an author, to fill the example requests.

@@ -1,0 +1,175 @@
+//! What the dashboard is configured with (the operator's settings, resolved by the server):
+//! [`DashboardConfig`] and the [`CreditPack`]s offered for top-up.
+
+use std::fmt;
+use std::str::FromStr;
+
+use chrono::Duration;
+
+/// The dashboard's settings.
+#[derive(Debug, Clone)]
+pub struct DashboardConfig {
+    /// Public base address (`https://api.example.com`): links in mail, the CSRF origin, and
+    /// whether cookies are `Secure` (`https`).
+    pub base_url: String,
+    /// A session unused for this long ends (setting `session_idle_seconds`).
+    pub session_idle: Duration,
+    /// A session ends this long after sign-in whatever its use (setting
+    /// `session_lifetime_seconds`).
+    pub session_lifetime: Duration,
+    /// Credits a new developer receives once their address is verified (setting
+    /// `signup_credits`).
+    pub signup_credits: u64,
+    /// The packs offered for top-up (setting `credit_packs`).
+    pub credit_packs: Vec<CreditPack>,
+    /// Requests per key in any rolling minute, shown to developers.
+    pub rate_limit_per_minute: u32,
+}
+
+impl DashboardConfig {
+    /// The origin (`scheme://host[:port]`) of [`Self::base_url`], as browsers send it in
+    /// `Origin`.
+    pub fn origin(&self) -> &str {
+        let after_scheme = self.base_url.find("://").map_or(0, |i| i + 3);
+        match self.base_url[after_scheme..].find('/') {
+            Some(slash) => &self.base_url[..after_scheme + slash],
+            None => &self.base_url,
+        }
+    }
+
+    /// Whether the dashboard is reached over HTTPS (cookies are then `Secure` and
+    /// `__Host-` prefixed).
+    pub fn secure(&self) -> bool {
+        self.base_url.starts_with("https://")
+    }
+}
+
+/// A pack of credits for sale: `CREDITS:PRICE CURRENCY`, e.g. `1000:10.00 USD`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CreditPack {
+    /// Credits it adds.
+    pub credits: u64,
+    /// Its price in the currency's minor unit (cents).
+    pub amount_cents: u64,
+    /// ISO 4217 code, lower case (`usd`).
+    pub currency: String,
+}
+
+impl CreditPack {
+    /// The price for people: `10.00 USD`.
+    pub fn price(&self) -> String {
+        format!(
+            "{}.{:02} {}",
+            self.amount_cents / 100,
+            self.amount_cents % 100,
+            self.currency.to_uppercase()
+        )
+    }
+
+    /// Parses a comma-separated list of packs (`1000:10.00 USD, 10000:90.00 USD`).
+    pub fn parse_list(text: &str) -> Result<Vec<Self>, PackParseError> {
+        text.split(',')
+            .map(str::trim)
+            .filter(|item| !item.is_empty())
+            .map(str::parse)
+            .collect()
+    }
+}
+
+impl fmt::Display for CreditPack {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.credits, self.price())
+    }
+}
+
+/// A credit pack that does not read `CREDITS:PRICE CURRENCY`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid credit pack {0:?}: expected CREDITS:PRICE CURRENCY, e.g. \"1000:10.00 USD\"")]
+pub struct PackParseError(pub String);
+
+impl FromStr for CreditPack {
+    type Err = PackParseError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || PackParseError(s.to_owned());
+        let (credits, price) = s.trim().split_once(':').ok_or_else(bad)?;
+        let credits: u64 = credits.trim().parse().map_err(|_| bad())?;
+        let (amount, currency) = price.trim().split_once(' ').ok_or_else(bad)?;
+        let currency = currency.trim();
+        if credits == 0 || currency.len() != 3 || !currency.bytes().all(|b| b.is_ascii_alphabetic())
+        {
+            return Err(bad());
+        }
+        let (whole, cents) = match amount.split_once('.') {
+            Some((whole, cents)) if cents.len() == 2 => (whole, cents),
+            Some(_) => return Err(bad()),
+            None => (amount, "00"),
+        };
+        let digits = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+        if !digits(whole) || !digits(cents) {
+            return Err(bad());
+        }
+        let amount_cents = whole
+            .parse::<u64>()
+            .ok()
+            .and_then(|w| w.checked_mul(100))
+            .and_then(|w| w.checked_add(cents.parse().ok()?))
+            .ok_or_else(bad)?;
+        if amount_cents == 0 {
+            return Err(bad());
+        }
+        Ok(Self {
+            credits,
+            amount_cents,
+            currency: currency.to_lowercase(),
+        })
+    }
+}
+
+/// The packs offered when the operator names none.
+pub const DEFAULT_CREDIT_PACKS: &str = "1000:10.00 USD, 10000:90.00 USD, 100000:800.00 USD";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packs_parse_and_print() {
+        let packs = CreditPack::parse_list(DEFAULT_CREDIT_PACKS).unwrap();
+        assert_eq!(packs.len(), 3);
+        assert_eq!(packs[0].credits, 1000);
+        assert_eq!(packs[0].amount_cents, 1000);
+        assert_eq!(packs[0].currency, "usd");
+        assert_eq!(packs[1].price(), "90.00 USD");
+        assert_eq!("500:5 EUR".parse::<CreditPack>().unwrap().amount_cents, 500);
+        for bad in [
+            "",
+            "1000",
+            "0:1.00 USD",
+            "10:1.0 USD",
+            "10:-1.00 USD",
+            "10:1.00 US",
+            "x:1 USD",
+            "10:0.00 USD",
+        ] {
+            assert!(bad.parse::<CreditPack>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn origin_drops_the_path() {
+        let mut config = DashboardConfig {
+            base_url: "https://api.example.com/forumdex".to_owned(),
+            session_idle: Duration::hours(1),
+            session_lifetime: Duration::days(1),
+            signup_credits: 0,
+            credit_packs: vec![],
+            rate_limit_per_minute: 120,
+        };
+        assert_eq!(config.origin(), "https://api.example.com");
+        assert!(config.secure());
+        config.base_url = "http://127.0.0.1:8080".to_owned();
+        assert_eq!(config.origin(), "http://127.0.0.1:8080");
+        assert!(!config.secure());
+    }
+}

@@ -1,0 +1,74 @@
+//! The page shell every page shares: head (stylesheet, no inline script), header with the
+//! navigation for signed-in or anonymous visitors, a flash message, the content, a footer.
+
+use maud::{DOCTYPE, Markup, html};
+
+/// What the header needs to know about a signed-in developer.
+#[derive(Debug, Clone)]
+pub struct Nav {
+    /// The developer's address, shown in the header.
+    pub email: String,
+    /// The CSRF token of the session, for the sign-out form.
+    pub csrf: String,
+}
+
+/// A notice shown above the content.
+#[derive(Debug, Clone)]
+pub enum Flash {
+    /// Something went as asked.
+    Success(String),
+    /// Something was refused; what to do about it.
+    Error(String),
+}
+
+/// The whole document: `title` (the page's name), the header for `nav` (signed in) or for
+/// visitors, `flash`, then `content`.
+pub fn page(title: &str, nav: Option<&Nav>, flash: Option<&Flash>, content: Markup) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) " · forumdex" }
+                link rel="stylesheet" href="/assets/dashboard.css";
+                script src="/assets/dashboard.js" defer {}
+            }
+            body {
+                header.site {
+                    a.brand href="/" { "forumdex" }
+                    nav {
+                        @if let Some(nav) = nav {
+                            a href="/dashboard" { "Overview" }
+                            a href="/dashboard/keys" { "Keys" }
+                            a href="/dashboard/usage" { "Usage" }
+                            a href="/dashboard/billing" { "Billing" }
+                            a href="/dashboard/activity" { "Activity" }
+                            a href="/docs" { "API docs" }
+                            form #logout method="post" action="/logout" {
+                                input type="hidden" name="csrf" value=(nav.csrf);
+                                button.link type="submit" title=(format!("Signed in as {}", nav.email)) { "Sign out" }
+                            }
+                        } @else {
+                            a href="/docs" { "API docs" }
+                            a #login href="/login" { "Sign in" }
+                            a #signup.button href="/signup" { "Sign up" }
+                        }
+                    }
+                }
+                main {
+                    @match flash {
+                        Some(Flash::Success(text)) => p.flash.success role="status" { (text) },
+                        Some(Flash::Error(text)) => p.flash.error role="alert" { (text) },
+                        None => {},
+                    }
+                    (content)
+                }
+                footer.site {
+                    "forumdex · a read-only API over the forum's history · "
+                    a href="/api/v1/openapi.json" { "OpenAPI document" }
+                }
+            }
+        }
+    }
+}

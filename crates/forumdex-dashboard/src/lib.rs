@@ -1,0 +1,154 @@
+//! The developer dashboard (api-contract.md: sign-up, keys, allowlists and top-ups are done
+//! "from a developer dashboard"): server-rendered pages served by `forumdex serve` on the API's
+//! listener, working without JavaScript.
+//!
+//! - [`Dashboard`]: the state (settings, the [`DeveloperStore`], the [`Mailer`], the payment
+//!   provider, the clock, sign-in throttling); [`router`]: its routes.
+//! - [`pages`]: one module per page or flow; [`layout`]: the shell they share; [`chart`]: the
+//!   server-side SVG of calls by outcome.
+//! - [`session`]: browser sessions (random tokens stored as hashes, cookies) and the
+//!   signed-in extractor; [`csrf`]: the checks every state-changing form passes;
+//!   [`password`]: Argon2id; [`throttle`]: sign-in attempts per address and per account.
+//! - [`mail`]: the mail seam (SMTP, or the outbox folder); [`config`]: settings and credit
+//!   packs.
+
+pub mod assets;
+pub mod chart;
+pub mod config;
+pub mod csrf;
+pub mod error;
+pub mod layout;
+pub mod mail;
+pub mod pages;
+pub mod password;
+pub mod session;
+pub mod throttle;
+
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::routing::{get, post};
+use chrono::{DateTime, Utc};
+use forumdex_accounts::DeveloperStore;
+use forumdex_payments::{PaymentProvider, StripeProvider, TestProvider};
+
+pub use config::{CreditPack, DEFAULT_CREDIT_PACKS, DashboardConfig};
+pub use mail::{Mailer, OutboxMailer, SmtpMailer};
+
+/// What time it is (the server's clock, so tests move time instead of sleeping).
+pub type Now = Arc<dyn Fn() -> DateTime<Utc> + Send + Sync>;
+
+/// The client address the server saw (trusted proxies applied), inserted as a request
+/// extension by the server before the dashboard's handlers run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientAddr(pub IpAddr);
+
+/// The payment provider of top-ups (setting `payment_provider`).
+pub enum Payments {
+    /// None configured: top-ups are not offered.
+    Disabled,
+    /// Stripe Checkout.
+    Stripe(Arc<StripeProvider>),
+    /// The local test provider (demos and tests only).
+    Test(Arc<TestProvider>),
+}
+
+impl Payments {
+    /// The provider, unless disabled.
+    pub fn provider(&self) -> Option<&dyn PaymentProvider> {
+        match self {
+            Self::Disabled => None,
+            Self::Stripe(stripe) => Some(stripe.as_ref()),
+            Self::Test(test) => Some(test.as_ref()),
+        }
+    }
+}
+
+/// Everything the dashboard's handlers share.
+pub struct Dashboard {
+    /// Settings.
+    pub config: DashboardConfig,
+    /// Accounts, keys, sessions, usage, top-ups.
+    pub store: Arc<dyn DeveloperStore>,
+    /// Where verification and reset mail goes.
+    pub mailer: Arc<dyn Mailer>,
+    /// The payment provider of top-ups.
+    pub payments: Payments,
+    /// The clock.
+    pub now: Now,
+    /// Sign-in attempts.
+    pub throttle: throttle::Throttle,
+}
+
+impl Dashboard {
+    /// The state, with fresh sign-in throttling.
+    pub fn new(
+        config: DashboardConfig,
+        store: Arc<dyn DeveloperStore>,
+        mailer: Arc<dyn Mailer>,
+        payments: Payments,
+        now: Now,
+    ) -> Self {
+        Self {
+            config,
+            store,
+            mailer,
+            payments,
+            now,
+            throttle: throttle::Throttle::default(),
+        }
+    }
+}
+
+/// The dashboard's routes (the server merges them beside the API and adds its layers); `S`
+/// is the state type of the router they join.
+pub fn router<S: Clone + Send + Sync + 'static>(dashboard: Arc<Dashboard>) -> Router<S> {
+    use pages::{activity, auth, billing, keys, overview, public, usage, webhooks};
+    let pages = Router::new()
+        .route("/", get(public::home_page))
+        .route("/docs", get(public::docs_page))
+        .route("/signup", get(auth::signup_form).post(auth::signup))
+        .route("/signup/sent", get(auth::signup_sent))
+        .route("/verify", get(auth::verify))
+        .route("/verify/resend", post(auth::resend_verification))
+        .route("/login", get(auth::login_form).post(auth::login))
+        .route("/logout", post(auth::logout))
+        .route("/logout/everywhere", post(auth::logout_everywhere))
+        .route(
+            "/password/forgot",
+            get(auth::forgot_form).post(auth::forgot),
+        )
+        .route("/password/sent", get(auth::forgot_sent))
+        .route("/password/reset", get(auth::reset_form).post(auth::reset))
+        .route("/dashboard", get(overview::page))
+        .route("/dashboard/keys", get(keys::list).post(keys::create))
+        .route("/dashboard/keys/{key_id}", get(keys::detail))
+        .route("/dashboard/keys/{key_id}/rename", post(keys::rename))
+        .route("/dashboard/keys/{key_id}/renew", post(keys::renew))
+        .route("/dashboard/keys/{key_id}/revoke", post(keys::revoke))
+        .route("/dashboard/keys/{key_id}/allowlist", post(keys::allowlist))
+        .route("/dashboard/usage", get(usage::page))
+        .route("/dashboard/usage.csv", get(usage::csv))
+        .route("/dashboard/billing", get(billing::page))
+        .route("/dashboard/billing/checkout", post(billing::checkout))
+        .route(
+            "/dashboard/test-checkout/{topup_id}",
+            get(billing::test_checkout_page).post(billing::test_checkout),
+        )
+        .route("/dashboard/activity", get(activity::page))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&dashboard),
+            csrf::same_origin,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&dashboard),
+            session::security_headers,
+        ));
+    Router::new()
+        .merge(pages)
+        .route("/webhooks/payments", post(webhooks::receive))
+        .route("/assets/dashboard.css", get(assets::stylesheet))
+        .route("/assets/dashboard.js", get(assets::script))
+        .with_state(dashboard)
+}

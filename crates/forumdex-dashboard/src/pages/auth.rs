@@ -1,0 +1,646 @@
+//! Sign-up, email verification, sign-in, sign-out (here or everywhere) and password reset.
+//!
+//! - Sign-up and the password-reset request never say whether an address has an account:
+//!   both answer "check your email", and the mail says what applies.
+//! - Emailed links carry a random single-use token (stored as its hash): verification lasts
+//!   24 hours, a reset one hour. A reset page's GET does not use the token up (mail scanners
+//!   open links), its POST does.
+//! - Sign-in checks a password against a decoy hash when the address is unknown, so both
+//!   refusals take as long; failures are throttled per client address and per account.
+
+use std::sync::Arc;
+
+use axum::Form;
+use axum::extract::{Extension, Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use chrono::Duration;
+use forumdex_accounts::{DeveloperError, Email, TokenHash, TokenPurpose};
+use maud::{Markup, html};
+use serde::Deserialize;
+
+use crate::error::{PageError, blocking};
+use crate::layout::Flash;
+use crate::mail::Mail;
+use crate::pages::{client_key, respond};
+use crate::session::{self, SignedIn};
+use crate::throttle::{Bucket, describe_wait};
+use crate::{ClientAddr, Dashboard, password};
+
+/// How long a verification link works.
+fn verify_lifetime() -> Duration {
+    Duration::hours(24)
+}
+
+/// How long a password-reset link works.
+fn reset_lifetime() -> Duration {
+    Duration::hours(1)
+}
+
+/// The sign-up and sign-in forms.
+#[derive(Debug, Deserialize)]
+pub struct Credentials {
+    email: String,
+    password: String,
+    #[serde(default)]
+    next: String,
+}
+
+/// A form naming only an address.
+#[derive(Debug, Deserialize)]
+pub struct AddressForm {
+    email: String,
+}
+
+/// A form carrying only the session's CSRF token.
+#[derive(Debug, Deserialize)]
+pub struct CsrfForm {
+    csrf: String,
+}
+
+/// A token in the address (`?token=`).
+#[derive(Debug, Deserialize)]
+pub struct TokenQuery {
+    #[serde(default)]
+    token: String,
+}
+
+/// The new-password form.
+#[derive(Debug, Deserialize)]
+pub struct ResetForm {
+    token: String,
+    password: String,
+}
+
+/// Flags in the sign-in page's address.
+#[derive(Debug, Default, Deserialize)]
+pub struct LoginQuery {
+    #[serde(default)]
+    next: String,
+    #[serde(default)]
+    reset: Option<String>,
+    #[serde(default)]
+    verified: Option<String>,
+}
+
+fn signup_content(email: &str) -> Markup {
+    html! {
+        h1 { "Create your forumdex account" }
+        form #signup.stack method="post" action="/signup" {
+            label for="email" { "Email" }
+            input #email type="email" name="email" value=(email) required autocomplete="email";
+            label for="password" { "Password" }
+            input #password type="password" name="password" required minlength=(password::MIN_CHARS)
+                autocomplete="new-password";
+            p.hint { "At least " (password::MIN_CHARS) " characters." }
+            button type="submit" { "Create account" }
+        }
+        p { "Already have an account? " a href="/login" { "Sign in" } "." }
+    }
+}
+
+/// `GET /signup`.
+pub async fn signup_form() -> Response {
+    respond(StatusCode::OK, "Sign up", None, None, signup_content(""))
+}
+
+fn refuse_signup(email: &str, why: String) -> Response {
+    respond(
+        StatusCode::BAD_REQUEST,
+        "Sign up",
+        None,
+        Some(&Flash::Error(why)),
+        signup_content(email),
+    )
+}
+
+/// Refuses while the client address has asked for too much mail.
+fn check_mail_quota(dashboard: &Dashboard, client: &str) -> Result<(), PageError> {
+    let now = (dashboard.now)();
+    dashboard
+        .throttle
+        .check(&Bucket::Mail(client.to_owned()), now)
+        .map_err(|wait| {
+            PageError::TooMany(format!(
+                "Too many emails were requested from your address. Try again in {}.",
+                describe_wait(wait)
+            ))
+        })?;
+    dashboard
+        .throttle
+        .record(Bucket::Mail(client.to_owned()), now);
+    Ok(())
+}
+
+/// Issues a token for `purpose` and mails its link.
+async fn mail_link(
+    dashboard: &Arc<Dashboard>,
+    account: forumdex_accounts::AccountId,
+    to: &Email,
+    purpose: TokenPurpose,
+) -> Result<(), PageError> {
+    let token = session::new_token();
+    let hash = TokenHash::of(&token);
+    let now = (dashboard.now)();
+    let (lifetime, path, subject, intro) = match purpose {
+        TokenPurpose::VerifyEmail => (
+            verify_lifetime(),
+            "/verify",
+            "Confirm your forumdex account",
+            "Confirm your address to start using forumdex: open this link within 24 hours.",
+        ),
+        TokenPurpose::ResetPassword => (
+            reset_lifetime(),
+            "/password/reset",
+            "Reset your forumdex password",
+            "Someone (hopefully you) asked to reset your forumdex password. Open this link within an hour to choose a new one; if it was not you, ignore this mail.",
+        ),
+    };
+    let store = Arc::clone(&dashboard.store);
+    blocking(move || {
+        store
+            .issue_token(purpose, &hash, account, now, now + lifetime)
+            .map_err(PageError::from)
+    })
+    .await?;
+    let link = format!("{}{path}?token={token}", dashboard.config.base_url);
+    send(
+        dashboard,
+        Mail {
+            to: to.to_string(),
+            subject: subject.to_owned(),
+            body: format!("{intro}\n\n{link}\n\n-- forumdex\n"),
+        },
+    )
+    .await
+}
+
+async fn send(dashboard: &Dashboard, mail: Mail) -> Result<(), PageError> {
+    dashboard.mailer.send(&mail).await.map_err(|err| {
+        tracing::error!(error = %err, "sending mail failed");
+        PageError::Unavailable(
+            "We could not send the email just now. Please try again in a few minutes.".to_owned(),
+        )
+    })
+}
+
+/// `POST /signup`.
+pub async fn signup(
+    State(dashboard): State<Arc<Dashboard>>,
+    addr: Option<Extension<ClientAddr>>,
+    Form(form): Form<Credentials>,
+) -> Result<Response, PageError> {
+    let Ok(email) = Email::parse(&form.email) else {
+        return Ok(refuse_signup(
+            &form.email,
+            "Enter an email address like name@example.com.".to_owned(),
+        ));
+    };
+    if let Err(why) = password::check_new(&form.password) {
+        return Ok(refuse_signup(email.as_str(), why));
+    }
+    check_mail_quota(&dashboard, &client_key(addr))?;
+    let store = Arc::clone(&dashboard.store);
+    let now = (dashboard.now)();
+    let new_email = email.clone();
+    let secret = form.password;
+    let registered = blocking(move || {
+        let hash = password::hash(&secret).map_err(PageError::Internal)?;
+        match store.register(&new_email, &hash, now) {
+            Ok(account) => {
+                store.record_activity(account, "sign_up", "account created", now)?;
+                Ok(Some(account))
+            }
+            Err(DeveloperError::EmailTaken) => Ok(None),
+            Err(err) => Err(err.into()),
+        }
+    })
+    .await?;
+    match registered {
+        Some(account) => mail_link(&dashboard, account, &email, TokenPurpose::VerifyEmail).await?,
+        None => {
+            let base = &dashboard.config.base_url;
+            send(
+                &dashboard,
+                Mail {
+                    to: email.to_string(),
+                    subject: "Your forumdex account".to_owned(),
+                    body: format!(
+                        "Someone tried to create a forumdex account with this address, which already has one.\n\nSign in:\n\n{base}/login\n\nForgot the password? Reset it:\n\n{base}/password/forgot\n\n-- forumdex\n"
+                    ),
+                },
+            )
+            .await?;
+        }
+    }
+    Ok(Redirect::to("/signup/sent").into_response())
+}
+
+/// `GET /signup/sent`.
+pub async fn signup_sent() -> Response {
+    respond(
+        StatusCode::OK,
+        "Check your email",
+        None,
+        None,
+        html! {
+            h1 { "Check your email" }
+            p { "We sent a link to confirm your address. Open it within 24 hours, then sign in." }
+            (resend_form())
+        },
+    )
+}
+
+fn resend_form() -> Markup {
+    html! {
+        details {
+            summary { "No email?" }
+            form #resend.stack method="post" action="/verify/resend" {
+                label for="resend-email" { "Email" }
+                input #resend-email type="email" name="email" required autocomplete="email";
+                button type="submit" { "Send the link again" }
+            }
+        }
+    }
+}
+
+/// `GET /verify?token=`: confirms the address.
+pub async fn verify(
+    State(dashboard): State<Arc<Dashboard>>,
+    Query(query): Query<TokenQuery>,
+) -> Result<Response, PageError> {
+    let hash = TokenHash::of(&query.token);
+    let store = Arc::clone(&dashboard.store);
+    let now = (dashboard.now)();
+    let credits = dashboard.config.signup_credits;
+    let verified = blocking(move || {
+        let Some(account) = store.consume_token(TokenPurpose::VerifyEmail, &hash, now)? else {
+            return Ok(None);
+        };
+        if store.mark_verified(account, credits, now)? {
+            store.record_activity(account, "email_verified", "address confirmed", now)?;
+        }
+        Ok(Some(account))
+    })
+    .await?;
+    if verified.is_none() {
+        return Ok(respond(
+            StatusCode::BAD_REQUEST,
+            "Link expired",
+            None,
+            Some(&Flash::Error(
+                "This link is invalid, was already used, or has expired.".to_owned(),
+            )),
+            html! {
+                h1 { "Confirm your address" }
+                p { "Ask for a new link:" }
+                (resend_form())
+            },
+        ));
+    }
+    Ok(Redirect::to("/login?verified=1").into_response())
+}
+
+/// `POST /verify/resend`.
+pub async fn resend_verification(
+    State(dashboard): State<Arc<Dashboard>>,
+    addr: Option<Extension<ClientAddr>>,
+    Form(form): Form<AddressForm>,
+) -> Result<Response, PageError> {
+    let Ok(email) = Email::parse(&form.email) else {
+        return Ok(Redirect::to("/signup/sent").into_response());
+    };
+    check_mail_quota(&dashboard, &client_key(addr))?;
+    let store = Arc::clone(&dashboard.store);
+    let lookup = email.clone();
+    let login = blocking(move || Ok(store.login_by_email(&lookup)?)).await?;
+    if let Some(login) = login.filter(|login| login.verified_at.is_none()) {
+        mail_link(
+            &dashboard,
+            login.account_id,
+            &email,
+            TokenPurpose::VerifyEmail,
+        )
+        .await?;
+    }
+    Ok(Redirect::to("/signup/sent").into_response())
+}
+
+fn login_content(email: &str, next: &str) -> Markup {
+    html! {
+        h1 { "Sign in" }
+        form #login.stack method="post" action="/login" {
+            input type="hidden" name="next" value=(next);
+            label for="email" { "Email" }
+            input #email type="email" name="email" value=(email) required autocomplete="email";
+            label for="password" { "Password" }
+            input #password type="password" name="password" required autocomplete="current-password";
+            button type="submit" { "Sign in" }
+        }
+        p {
+            a href="/password/forgot" { "Forgot your password?" }
+            " · New here? " a href="/signup" { "Create an account" } "."
+        }
+    }
+}
+
+/// `GET /login`.
+pub async fn login_form(Query(query): Query<LoginQuery>) -> Response {
+    let flash = if query.reset.is_some() {
+        Some(Flash::Success(
+            "Your password was changed and every session signed out. Sign in with the new one."
+                .to_owned(),
+        ))
+    } else if query.verified.is_some() {
+        Some(Flash::Success(
+            "Your address is confirmed. Sign in to create your first API key.".to_owned(),
+        ))
+    } else {
+        None
+    };
+    respond(
+        StatusCode::OK,
+        "Sign in",
+        None,
+        flash.as_ref(),
+        login_content("", &query.next),
+    )
+}
+
+/// Where to go after signing in: a local path only (never another site).
+fn local_path(next: &str) -> &str {
+    let local = next.starts_with('/') && !next.starts_with("//") && !next.contains('\\');
+    if local && !next.starts_with("/login") {
+        next
+    } else {
+        "/dashboard"
+    }
+}
+
+/// `POST /login`.
+pub async fn login(
+    State(dashboard): State<Arc<Dashboard>>,
+    addr: Option<Extension<ClientAddr>>,
+    Form(form): Form<Credentials>,
+) -> Result<Response, PageError> {
+    let refuse = |status: StatusCode, why: &str| {
+        respond(
+            status,
+            "Sign in",
+            None,
+            Some(&Flash::Error(why.to_owned())),
+            login_content(&form.email, &form.next),
+        )
+    };
+    let Ok(email) = Email::parse(&form.email) else {
+        return Ok(refuse(
+            StatusCode::BAD_REQUEST,
+            "Enter the email address you signed up with.",
+        ));
+    };
+    let now = (dashboard.now)();
+    let by_address = Bucket::Address(client_key(addr));
+    let by_account = Bucket::Account(email.as_str().to_lowercase());
+    for bucket in [&by_address, &by_account] {
+        if let Err(wait) = dashboard.throttle.check(bucket, now) {
+            return Ok(refuse(
+                StatusCode::TOO_MANY_REQUESTS,
+                &format!(
+                    "Too many failed sign-ins. Try again in {}, or reset your password.",
+                    describe_wait(wait)
+                ),
+            ));
+        }
+    }
+    let store = Arc::clone(&dashboard.store);
+    let secret = form.password.clone();
+    let lookup = email.clone();
+    let checked = blocking(move || {
+        let login = store.login_by_email(&lookup)?;
+        let stored = login.as_ref().map_or_else(
+            || password::decoy_hash().to_owned(),
+            |l| l.password_hash.clone(),
+        );
+        let matches = password::verify(&secret, &stored) && login.is_some();
+        if !matches && let Some(login) = &login {
+            store.record_activity(login.account_id, "sign_in_failed", "wrong password", now)?;
+        }
+        Ok(login.filter(|_| matches))
+    })
+    .await?;
+    let Some(login) = checked else {
+        dashboard.throttle.record(by_address, now);
+        dashboard.throttle.record(by_account, now);
+        return Ok(refuse(StatusCode::UNAUTHORIZED, "Wrong email or password."));
+    };
+    if login.verified_at.is_none() {
+        return Ok(respond(
+            StatusCode::FORBIDDEN,
+            "Sign in",
+            None,
+            Some(&Flash::Error(
+                "Confirm your address first: open the link we emailed you.".to_owned(),
+            )),
+            html! { (login_content(&form.email, &form.next)) (resend_form()) },
+        ));
+    }
+    dashboard.throttle.clear(&by_account);
+    let token = session::new_token();
+    let hash = TokenHash::of(&token);
+    let store = Arc::clone(&dashboard.store);
+    let expires_at = now + dashboard.config.session_lifetime;
+    let account = login.account_id;
+    blocking(move || {
+        store.open_session(&hash, account, now, expires_at)?;
+        store.record_activity(account, "sign_in", "signed in", now)?;
+        Ok(())
+    })
+    .await?;
+    let mut response = Redirect::to(local_path(&form.next)).into_response();
+    response
+        .headers_mut()
+        .insert(header::SET_COOKIE, session::set_cookie(&dashboard, &token));
+    Ok(response)
+}
+
+/// `POST /logout`.
+pub async fn logout(
+    State(dashboard): State<Arc<Dashboard>>,
+    signed_in: SignedIn,
+    Form(form): Form<CsrfForm>,
+) -> Result<Response, PageError> {
+    signed_in.check_csrf(&form.csrf)?;
+    let store = Arc::clone(&dashboard.store);
+    let now = (dashboard.now)();
+    blocking(move || {
+        store.close_session(&signed_in.session)?;
+        store.record_activity(signed_in.account_id, "sign_out", "signed out", now)?;
+        Ok(())
+    })
+    .await?;
+    let mut response = Redirect::to("/").into_response();
+    response
+        .headers_mut()
+        .insert(header::SET_COOKIE, session::clear_cookie(&dashboard));
+    Ok(response)
+}
+
+/// `POST /logout/everywhere`: ends every session of the account, this one included.
+pub async fn logout_everywhere(
+    State(dashboard): State<Arc<Dashboard>>,
+    signed_in: SignedIn,
+    Form(form): Form<CsrfForm>,
+) -> Result<Response, PageError> {
+    signed_in.check_csrf(&form.csrf)?;
+    let store = Arc::clone(&dashboard.store);
+    let now = (dashboard.now)();
+    blocking(move || {
+        let closed = store.close_sessions(signed_in.account_id)?;
+        store.record_activity(
+            signed_in.account_id,
+            "sign_out_everywhere",
+            &format!("{closed} sessions ended"),
+            now,
+        )?;
+        Ok(())
+    })
+    .await?;
+    let mut response = Redirect::to("/login").into_response();
+    response
+        .headers_mut()
+        .insert(header::SET_COOKIE, session::clear_cookie(&dashboard));
+    Ok(response)
+}
+
+/// `GET /password/forgot`.
+pub async fn forgot_form() -> Response {
+    respond(
+        StatusCode::OK,
+        "Reset your password",
+        None,
+        None,
+        html! {
+            h1 { "Reset your password" }
+            form #forgot.stack method="post" action="/password/forgot" {
+                label for="email" { "Email" }
+                input #email type="email" name="email" required autocomplete="email";
+                button type="submit" { "Email me a reset link" }
+            }
+        },
+    )
+}
+
+/// `POST /password/forgot`.
+pub async fn forgot(
+    State(dashboard): State<Arc<Dashboard>>,
+    addr: Option<Extension<ClientAddr>>,
+    Form(form): Form<AddressForm>,
+) -> Result<Response, PageError> {
+    let Ok(email) = Email::parse(&form.email) else {
+        return Ok(Redirect::to("/password/sent").into_response());
+    };
+    check_mail_quota(&dashboard, &client_key(addr))?;
+    let store = Arc::clone(&dashboard.store);
+    let lookup = email.clone();
+    let login = blocking(move || Ok(store.login_by_email(&lookup)?)).await?;
+    if let Some(login) = login {
+        mail_link(
+            &dashboard,
+            login.account_id,
+            &email,
+            TokenPurpose::ResetPassword,
+        )
+        .await?;
+    }
+    Ok(Redirect::to("/password/sent").into_response())
+}
+
+/// `GET /password/sent`.
+pub async fn forgot_sent() -> Response {
+    respond(
+        StatusCode::OK,
+        "Check your email",
+        None,
+        None,
+        html! {
+            h1 { "Check your email" }
+            p { "If an account uses that address, we sent it a link to choose a new password. It works for one hour." }
+        },
+    )
+}
+
+fn reset_content(token: &str) -> Markup {
+    html! {
+        h1 { "Choose a new password" }
+        form #reset.stack method="post" action="/password/reset" {
+            input type="hidden" name="token" value=(token);
+            label for="password" { "New password" }
+            input #password type="password" name="password" required minlength=(password::MIN_CHARS)
+                autocomplete="new-password";
+            p.hint { "At least " (password::MIN_CHARS) " characters. Every session will be signed out." }
+            button type="submit" { "Change password" }
+        }
+    }
+}
+
+/// `GET /password/reset?token=`.
+pub async fn reset_form(Query(query): Query<TokenQuery>) -> Response {
+    respond(
+        StatusCode::OK,
+        "Choose a new password",
+        None,
+        None,
+        reset_content(&query.token),
+    )
+}
+
+/// `POST /password/reset`.
+pub async fn reset(
+    State(dashboard): State<Arc<Dashboard>>,
+    Form(form): Form<ResetForm>,
+) -> Result<Response, PageError> {
+    if let Err(why) = password::check_new(&form.password) {
+        return Ok(respond(
+            StatusCode::BAD_REQUEST,
+            "Choose a new password",
+            None,
+            Some(&Flash::Error(why)),
+            reset_content(&form.token),
+        ));
+    }
+    let store = Arc::clone(&dashboard.store);
+    let now = (dashboard.now)();
+    let credits = dashboard.config.signup_credits;
+    let hash = TokenHash::of(&form.token);
+    let secret = form.password;
+    let done = blocking(move || {
+        let Some(account) = store.consume_token(TokenPurpose::ResetPassword, &hash, now)? else {
+            return Ok(false);
+        };
+        let stored = password::hash(&secret).map_err(PageError::Internal)?;
+        store.set_password(account, &stored)?;
+        store.close_sessions(account)?;
+        // The link reached the address, which confirms it too.
+        store.mark_verified(account, credits, now)?;
+        store.record_activity(
+            account,
+            "password_reset",
+            "password changed by email link",
+            now,
+        )?;
+        Ok(true)
+    })
+    .await?;
+    if !done {
+        return Ok(respond(
+            StatusCode::BAD_REQUEST,
+            "Link expired",
+            None,
+            Some(&Flash::Error(
+                "This link is invalid, was already used, or has expired.".to_owned(),
+            )),
+            html! { p { a href="/password/forgot" { "Ask for a new link" } "." } },
+        ));
+    }
+    Ok(Redirect::to("/login?reset=1").into_response())
+}

@@ -1,0 +1,601 @@
+//! API keys: the list (name, prefix, status, dates, last use, calls in 30 days, allowlist
+//! size), creation (the secret is shown once), and per key: rename, renew or change the
+//! expiry (the secret stays), revoke, and the IP allowlist. A key id of another account
+//! answers 404, exactly like an unknown one.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::Form;
+use axum::extract::{Extension, Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use chrono::{DateTime, Duration, Utc};
+use forumdex_accounts::{
+    AccountId, AllowEntry, Allowlist, DeveloperStore, KeyId, KeyInfo, KeyLifetime, KeyStatus,
+    NewKey, UsageCount,
+};
+use maud::{Markup, html};
+use serde::Deserialize;
+
+use crate::error::{PageError, blocking};
+use crate::layout::Flash;
+use crate::pages::{respond, when, when_or};
+use crate::session::SignedIn;
+use crate::{ClientAddr, Dashboard};
+
+/// The lifetimes a key may be given (api-contract.md), as the form writes them.
+const LIFETIMES: [(&str, &str); 6] = [
+    ("none", "No expiry"),
+    ("7d", "7 days"),
+    ("30d", "30 days"),
+    ("90d", "90 days"),
+    ("180d", "180 days"),
+    ("365d", "365 days"),
+];
+
+/// The create form.
+#[derive(Debug, Deserialize)]
+pub struct CreateForm {
+    csrf: String,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    lifetime: String,
+    #[serde(default)]
+    allow: String,
+}
+
+/// The rename form.
+#[derive(Debug, Deserialize)]
+pub struct RenameForm {
+    csrf: String,
+    #[serde(default)]
+    name: String,
+}
+
+/// The renew form.
+#[derive(Debug, Deserialize)]
+pub struct RenewForm {
+    csrf: String,
+    #[serde(default)]
+    lifetime: String,
+}
+
+/// The allowlist form: the whole list, one entry per line (or comma-separated).
+#[derive(Debug, Deserialize)]
+pub struct AllowForm {
+    csrf: String,
+    #[serde(default)]
+    allow: String,
+}
+
+/// A form carrying only the CSRF token.
+#[derive(Debug, Deserialize)]
+pub struct CsrfForm {
+    csrf: String,
+}
+
+/// The status badge of a key.
+fn status_badge(status: KeyStatus) -> Markup {
+    let name = status.as_str();
+    html! { span class=(format!("badge status-{name}")) { (name) } }
+}
+
+/// Parses an allowlist typed by a person: entries separated by lines, commas or spaces.
+fn parse_allowlist(text: &str) -> Result<Allowlist, String> {
+    let entries = text
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|item| !item.is_empty())
+        .map(|item| {
+            AllowEntry::parse(item)
+                .map_err(|_| format!("{item:?} is not an IPv4 or IPv6 address or CIDR range"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if entries.len() > 100 {
+        return Err("an allowlist holds at most 100 entries".to_owned());
+    }
+    Ok(Allowlist::from_entries(entries))
+}
+
+fn parse_lifetime(text: &str) -> Result<KeyLifetime, String> {
+    text.parse::<KeyLifetime>()
+        .map_err(|_| "choose a lifetime from the list".to_owned())
+}
+
+fn lifetime_select(id: &str, selected: &str) -> Markup {
+    html! {
+        select id=(id) name="lifetime" {
+            @for (value, label) in LIFETIMES {
+                option value=(value) selected[value == selected] { (label) }
+            }
+        }
+    }
+}
+
+/// The key, when it is `account`'s (else 404).
+fn owned_key(
+    store: &dyn DeveloperStore,
+    account: AccountId,
+    key_id: &str,
+) -> Result<KeyInfo, PageError> {
+    let key_id = KeyId::parse(key_id).map_err(|_| PageError::NotFound)?;
+    let key = store.key(&key_id)?;
+    if key.account_id != account {
+        return Err(PageError::NotFound);
+    }
+    Ok(key)
+}
+
+/// What the list shows per key beyond the key itself.
+#[derive(Debug, Default, Clone, Copy)]
+struct KeyUse {
+    last_used: Option<DateTime<Utc>>,
+    calls_30d: u64,
+}
+
+fn key_use(usage: &[UsageCount]) -> HashMap<KeyId, KeyUse> {
+    let mut by_key: HashMap<KeyId, KeyUse> = HashMap::new();
+    for row in usage {
+        let entry = by_key.entry(row.key_id.clone()).or_default();
+        entry.calls_30d += row.count;
+        entry.last_used = entry.last_used.max(Some(row.last_at));
+    }
+    by_key
+}
+
+fn create_form(csrf: &str) -> Markup {
+    html! {
+        section.card {
+            h2 { "Create a key" }
+            form #create-key.stack method="post" action="/dashboard/keys" {
+                input type="hidden" name="csrf" value=(csrf);
+                label for="name" { "Name" }
+                input #name type="text" name="name" maxlength="200" placeholder="laptop, production, ...";
+                label for="lifetime" { "Expires after" }
+                (lifetime_select("lifetime", "90d"))
+                label for="allow" { "Allowed addresses (optional)" }
+                textarea #allow name="allow" rows="3" placeholder="203.0.113.7\n2001:db8::/32" {}
+                p.hint { "One IPv4 or IPv6 address or CIDR range per line. Empty: any address." }
+                button type="submit" { "Create key" }
+            }
+        }
+    }
+}
+
+/// `GET /dashboard/keys`.
+pub async fn list(
+    State(dashboard): State<Arc<Dashboard>>,
+    signed_in: SignedIn,
+) -> Result<Response, PageError> {
+    render_list(&dashboard, &signed_in, StatusCode::OK, None).await
+}
+
+async fn render_list(
+    dashboard: &Arc<Dashboard>,
+    signed_in: &SignedIn,
+    status: StatusCode,
+    flash: Option<Flash>,
+) -> Result<Response, PageError> {
+    let store = Arc::clone(&dashboard.store);
+    let now = (dashboard.now)();
+    let account = signed_in.account_id;
+    let since = (now - Duration::days(29)).date_naive();
+    let (keys, usage) =
+        blocking(move || Ok((store.list_keys(account)?, store.usage(account, since)?))).await?;
+    let uses = key_use(&usage);
+    let content = html! {
+        h1 { "API keys" }
+        p { "Send a key as " code { "Authorization: Bearer <key>" } " or " code { "X-API-Key: <key>" } ". Keep keys out of browser code and public repositories." }
+        @if keys.is_empty() {
+            p.empty { "No keys yet: create one below." }
+        } @else {
+            div.table-wrap {
+                table #keys {
+                    thead { tr {
+                        th { "Name" } th { "Key" } th { "Status" } th { "Created" } th { "Expires" }
+                        th { "Last used" } th.num { "Calls (30 days)" } th.num { "Allowed addresses" }
+                    } }
+                    tbody {
+                        @for key in keys.iter().rev() {
+                            @let key_use = uses.get(&key.key_id).copied().unwrap_or_default();
+                            tr data-key-id=(key.key_id.as_str()) {
+                                td { a href=(format!("/dashboard/keys/{}", key.key_id)) { (key.name.as_deref().unwrap_or("(unnamed)")) } }
+                                td { code { (key.secret_prefix.as_deref().unwrap_or("fdx_live_")) "…" } }
+                                td { (status_badge(key.status(now))) }
+                                td { (when(key.created_at)) }
+                                td { (when_or(key.expires_at, "never")) }
+                                td { (when_or(key_use.last_used, "never")) }
+                                td.num { (key_use.calls_30d) }
+                                td.num { @if key.allow.is_empty() { "any" } @else { (key.allow.entries().len()) } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        (create_form(&signed_in.csrf))
+    };
+    Ok(respond(
+        status,
+        "API keys",
+        Some(&signed_in.nav()),
+        flash.as_ref(),
+        content,
+    ))
+}
+
+/// `POST /dashboard/keys`: creates a key and shows its secret once.
+pub async fn create(
+    State(dashboard): State<Arc<Dashboard>>,
+    signed_in: SignedIn,
+    Form(form): Form<CreateForm>,
+) -> Result<Response, PageError> {
+    signed_in.check_csrf(&form.csrf)?;
+    let parsed = parse_lifetime(&form.lifetime)
+        .and_then(|lifetime| Ok((lifetime, parse_allowlist(&form.allow)?)));
+    let (lifetime, allow) = match parsed {
+        Ok(parsed) => parsed,
+        Err(why) => {
+            return render_list(
+                &dashboard,
+                &signed_in,
+                StatusCode::BAD_REQUEST,
+                Some(Flash::Error(why)),
+            )
+            .await;
+        }
+    };
+    let new = NewKey {
+        lifetime,
+        allow,
+        name: Some(form.name),
+    };
+    let store = Arc::clone(&dashboard.store);
+    let now = (dashboard.now)();
+    let account = signed_in.account_id;
+    let created = blocking(move || {
+        let created = match store.create_key(account, &new, now) {
+            Ok(created) => created,
+            Err(forumdex_accounts::AccountError::InvalidName(why)) => {
+                return Ok(Err(format!("invalid name: {why}")));
+            }
+            Err(err) => return Err(err.into()),
+        };
+        store.record_activity(
+            account,
+            "key_created",
+            &format!("{} ({})", created.info.key_id, lifetime),
+            now,
+        )?;
+        Ok(Ok(created))
+    })
+    .await?;
+    let created = match created {
+        Ok(created) => created,
+        Err(why) => {
+            return render_list(
+                &dashboard,
+                &signed_in,
+                StatusCode::BAD_REQUEST,
+                Some(Flash::Error(why)),
+            )
+            .await;
+        }
+    };
+    let secret = created.secret.expose_secret();
+    let base = &dashboard.config.base_url;
+    let content = html! {
+        h1 { "Your new key" }
+        p.banner.warning { "Copy it now: this is the only time it is shown. We keep only a hash of it." }
+        div.secret-box {
+            code #secret.secret { (secret) }
+            button type="button" data-copy="secret" { "Copy" }
+        }
+        dl {
+            dt { "Key id" } dd { code { (created.info.key_id.as_str()) } }
+            dt { "Expires" } dd { (when_or(created.info.expires_at, "never")) }
+            dt { "Allowed addresses" } dd { @if created.info.allow.is_empty() { "any" } @else { (created.info.allow.to_strings().join(", ")) } }
+        }
+        h2 { "Try it" }
+        pre { code { "curl -H \"Authorization: Bearer " (secret) "\" \\\n  \"" (base) "/api/v1/search?q=bitcoin\"" } }
+        p { a.button href="/dashboard/keys" { "Done" } " " a href=(format!("/dashboard/keys/{}", created.info.key_id)) { "Key settings" } }
+    };
+    Ok(respond(
+        StatusCode::OK,
+        "Your new key",
+        Some(&signed_in.nav()),
+        None,
+        content,
+    ))
+}
+
+/// `GET /dashboard/keys/{key_id}`.
+pub async fn detail(
+    State(dashboard): State<Arc<Dashboard>>,
+    signed_in: SignedIn,
+    addr: Option<Extension<ClientAddr>>,
+    Path(key_id): Path<String>,
+) -> Result<Response, PageError> {
+    render_detail(&dashboard, &signed_in, addr, &key_id, StatusCode::OK, None).await
+}
+
+async fn render_detail(
+    dashboard: &Arc<Dashboard>,
+    signed_in: &SignedIn,
+    addr: Option<Extension<ClientAddr>>,
+    key_id: &str,
+    status: StatusCode,
+    flash: Option<Flash>,
+) -> Result<Response, PageError> {
+    let store = Arc::clone(&dashboard.store);
+    let account = signed_in.account_id;
+    let id = key_id.to_owned();
+    let key = blocking(move || owned_key(store.as_ref(), account, &id)).await?;
+    let now = (dashboard.now)();
+    let key_status = key.status(now);
+    let csrf = &signed_in.csrf;
+    let action = |what: &str| format!("/dashboard/keys/{}/{what}", key.key_id);
+    let current_lifetime = key.lifetime.to_string();
+    let your_address = addr.map(|Extension(ClientAddr(ip))| ip.to_string());
+    let content = html! {
+        p { a href="/dashboard/keys" { "← All keys" } }
+        h1 { (key.name.as_deref().unwrap_or("(unnamed)")) " " (status_badge(key_status)) }
+        dl {
+            dt { "Key id" } dd { code { (key.key_id.as_str()) } }
+            dt { "Key" } dd { code { (key.secret_prefix.as_deref().unwrap_or("fdx_live_")) "…" } }
+            dt { "Created" } dd { (when(key.created_at)) }
+            dt { "Expires" } dd { (when_or(key.expires_at, "never")) }
+            @if let Some(revoked) = key.revoked_at { dt { "Revoked" } dd { (when(revoked)) } }
+        }
+        section.card {
+            h2 { "Name" }
+            form #rename.inline method="post" action=(action("rename")) {
+                input type="hidden" name="csrf" value=(csrf);
+                label for="name" { "Name" }
+                input #name type="text" name="name" maxlength="200" value=(key.name.as_deref().unwrap_or(""));
+                button type="submit" { "Rename" }
+            }
+        }
+        @if key.revoked_at.is_none() {
+            section.card {
+                h2 { "Expiry" }
+                p { "Renewing sets the expiry to the chosen lifetime from now. The secret does not change." }
+                form #renew.inline method="post" action=(action("renew")) {
+                    input type="hidden" name="csrf" value=(csrf);
+                    label for="renew-lifetime" { "New lifetime" }
+                    (lifetime_select("renew-lifetime", &current_lifetime))
+                    button type="submit" { "Renew" }
+                }
+            }
+            section.card {
+                h2 { "Allowed addresses" }
+                @if let Some(ip) = &your_address { p { "Your current address is " code #your-address { (ip) } "." } }
+                form #allowlist.stack method="post" action=(action("allowlist")) {
+                    input type="hidden" name="csrf" value=(csrf);
+                    label for="allow" { "One IPv4 or IPv6 address or CIDR range per line; empty allows any address" }
+                    textarea #allow name="allow" rows="4" { (key.allow.to_strings().join("\n")) }
+                    button type="submit" { "Save allowlist" }
+                }
+            }
+            section.card.danger-zone {
+                h2 { "Revoke" }
+                p { "A revoked key is refused from the next request on. This cannot be undone." }
+                form #revoke method="post" action=(action("revoke")) {
+                    input type="hidden" name="csrf" value=(csrf);
+                    button.danger type="submit" { "Revoke this key" }
+                }
+            }
+        }
+    };
+    Ok(respond(
+        status,
+        "Key settings",
+        Some(&signed_in.nav()),
+        flash.as_ref(),
+        content,
+    ))
+}
+
+/// Runs a change of `key_id` (when it is the developer's), records `activity`, and shows
+/// the key page again with `done` or the refusal.
+async fn change_key(
+    dashboard: Arc<Dashboard>,
+    signed_in: SignedIn,
+    addr: Option<Extension<ClientAddr>>,
+    key_id: String,
+    activity: &'static str,
+    done: &'static str,
+    change: impl FnOnce(
+        &dyn DeveloperStore,
+        &KeyId,
+        DateTime<Utc>,
+    ) -> Result<Result<String, String>, PageError>
+    + Send
+    + 'static,
+) -> Result<Response, PageError> {
+    let store = Arc::clone(&dashboard.store);
+    let account = signed_in.account_id;
+    let now = (dashboard.now)();
+    let id = key_id.clone();
+    let outcome = blocking(move || {
+        let key = owned_key(store.as_ref(), account, &id)?;
+        let outcome = change(store.as_ref(), &key.key_id, now)?;
+        if let Ok(detail) = &outcome {
+            store.record_activity(account, activity, &format!("{}: {detail}", key.key_id), now)?;
+        }
+        Ok(outcome)
+    })
+    .await?;
+    match outcome {
+        Ok(_) if activity == "key_revoked" => {
+            Ok(Redirect::to(&format!("/dashboard/keys/{key_id}")).into_response())
+        }
+        Ok(_) => {
+            render_detail(
+                &dashboard,
+                &signed_in,
+                addr,
+                &key_id,
+                StatusCode::OK,
+                Some(Flash::Success(done.to_owned())),
+            )
+            .await
+        }
+        Err(why) => {
+            render_detail(
+                &dashboard,
+                &signed_in,
+                addr,
+                &key_id,
+                StatusCode::BAD_REQUEST,
+                Some(Flash::Error(why)),
+            )
+            .await
+        }
+    }
+}
+
+/// `POST /dashboard/keys/{key_id}/rename`.
+pub async fn rename(
+    State(dashboard): State<Arc<Dashboard>>,
+    signed_in: SignedIn,
+    addr: Option<Extension<ClientAddr>>,
+    Path(key_id): Path<String>,
+    Form(form): Form<RenameForm>,
+) -> Result<Response, PageError> {
+    signed_in.check_csrf(&form.csrf)?;
+    change_key(
+        dashboard,
+        signed_in,
+        addr,
+        key_id,
+        "key_renamed",
+        "Renamed.",
+        move |store, key, _| match store.rename_key(key, Some(&form.name)) {
+            Ok(name) => Ok(Ok(format!("name {:?}", name.unwrap_or_default()))),
+            Err(forumdex_accounts::DeveloperError::Account(
+                forumdex_accounts::AccountError::InvalidName(why),
+            )) => Ok(Err(format!("invalid name: {why}"))),
+            Err(err) => Err(err.into()),
+        },
+    )
+    .await
+}
+
+/// `POST /dashboard/keys/{key_id}/renew`.
+pub async fn renew(
+    State(dashboard): State<Arc<Dashboard>>,
+    signed_in: SignedIn,
+    addr: Option<Extension<ClientAddr>>,
+    Path(key_id): Path<String>,
+    Form(form): Form<RenewForm>,
+) -> Result<Response, PageError> {
+    signed_in.check_csrf(&form.csrf)?;
+    let lifetime = parse_lifetime(&form.lifetime);
+    change_key(
+        dashboard,
+        signed_in,
+        addr,
+        key_id,
+        "key_renewed",
+        "Renewed; the secret is unchanged.",
+        move |store, key, now| {
+            let lifetime = match lifetime {
+                Ok(lifetime) => lifetime,
+                Err(why) => return Ok(Err(why)),
+            };
+            match store.renew_key(key, Some(lifetime), now) {
+                Ok(info) => Ok(Ok(format!("expires {}", when_or(info.expires_at, "never")))),
+                Err(forumdex_accounts::AccountError::KeyRevoked(_)) => {
+                    Ok(Err("a revoked key cannot be renewed".to_owned()))
+                }
+                Err(err) => Err(err.into()),
+            }
+        },
+    )
+    .await
+}
+
+/// `POST /dashboard/keys/{key_id}/revoke`.
+pub async fn revoke(
+    State(dashboard): State<Arc<Dashboard>>,
+    signed_in: SignedIn,
+    addr: Option<Extension<ClientAddr>>,
+    Path(key_id): Path<String>,
+    Form(form): Form<CsrfForm>,
+) -> Result<Response, PageError> {
+    signed_in.check_csrf(&form.csrf)?;
+    change_key(
+        dashboard,
+        signed_in,
+        addr,
+        key_id,
+        "key_revoked",
+        "Revoked.",
+        |store, key, now| {
+            store.revoke_key(key, now)?;
+            Ok(Ok("revoked".to_owned()))
+        },
+    )
+    .await
+}
+
+/// `POST /dashboard/keys/{key_id}/allowlist`: replaces the whole list.
+pub async fn allowlist(
+    State(dashboard): State<Arc<Dashboard>>,
+    signed_in: SignedIn,
+    addr: Option<Extension<ClientAddr>>,
+    Path(key_id): Path<String>,
+    Form(form): Form<AllowForm>,
+) -> Result<Response, PageError> {
+    signed_in.check_csrf(&form.csrf)?;
+    let wanted = parse_allowlist(&form.allow);
+    change_key(
+        dashboard,
+        signed_in,
+        addr,
+        key_id,
+        "allowlist_changed",
+        "Allowlist saved; it applies from the next request.",
+        move |store, key, _| {
+            let wanted = match wanted {
+                Ok(wanted) => wanted,
+                Err(why) => return Ok(Err(why)),
+            };
+            let current = store.key(key)?.allow;
+            let remove: Vec<AllowEntry> = current
+                .entries()
+                .iter()
+                .filter(|entry| !wanted.entries().contains(entry))
+                .cloned()
+                .collect();
+            let now_allowed = store.update_allowlist(key, wanted.entries(), &remove)?;
+            let summary = if now_allowed.is_empty() {
+                "any address".to_owned()
+            } else {
+                now_allowed.to_strings().join(", ")
+            };
+            Ok(Ok(summary))
+        },
+    )
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allowlists_read_lines_commas_and_spaces() {
+        let list = parse_allowlist("203.0.113.7\n 2001:db8::/32, 10.0.0.0/8\r\n").unwrap();
+        assert_eq!(
+            list.to_strings(),
+            ["203.0.113.7/32", "2001:db8::/32", "10.0.0.0/8"]
+        );
+        assert!(parse_allowlist("").unwrap().is_empty());
+        let err = parse_allowlist("10.0.0.0/33").unwrap_err();
+        assert!(err.contains("10.0.0.0/33"), "{err}");
+        assert!(parse_allowlist("example.com").is_err());
+    }
+}

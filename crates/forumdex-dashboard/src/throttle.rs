@@ -1,0 +1,129 @@
+//! Sign-in throttling: failed attempts counted per client address and per account in a
+//! sliding window; past the limit, attempts are refused (429) until the oldest failure leaves
+//! the window. Mail-sending forms (sign-up, password reset, resending verification) are
+//! counted per address the same way.
+//!
+//! The counts live in the process (each node of a deployment counts its own); nothing is
+//! written to disk and addresses are never logged.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+
+use chrono::{DateTime, Duration, Utc};
+
+/// Failed sign-ins allowed per address in [`WINDOW`].
+pub const FAILURES_PER_ADDRESS: usize = 20;
+/// Failed sign-ins allowed per account in [`WINDOW`].
+pub const FAILURES_PER_ACCOUNT: usize = 5;
+/// Mails one address may have sent in [`WINDOW`].
+pub const MAILS_PER_ADDRESS: usize = 5;
+
+/// How far back attempts count.
+pub fn window() -> Duration {
+    Duration::minutes(15)
+}
+
+/// What is being counted.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Bucket {
+    /// Failed sign-ins from a client address.
+    Address(String),
+    /// Failed sign-ins to an account (by lower-case email).
+    Account(String),
+    /// Mails requested from a client address.
+    Mail(String),
+}
+
+impl Bucket {
+    fn limit(&self) -> usize {
+        match self {
+            Self::Address(_) => FAILURES_PER_ADDRESS,
+            Self::Account(_) => FAILURES_PER_ACCOUNT,
+            Self::Mail(_) => MAILS_PER_ADDRESS,
+        }
+    }
+}
+
+/// The attempts of every bucket.
+#[derive(Debug, Default)]
+pub struct Throttle {
+    attempts: Mutex<HashMap<Bucket, VecDeque<DateTime<Utc>>>>,
+}
+
+impl Throttle {
+    /// `Err(wait)` when `bucket` is at its limit at `now`: how long until an attempt is
+    /// allowed again.
+    pub fn check(&self, bucket: &Bucket, now: DateTime<Utc>) -> Result<(), Duration> {
+        let mut attempts = self.attempts.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(times) = attempts.get_mut(bucket) else {
+            return Ok(());
+        };
+        while times.front().is_some_and(|t| *t + window() <= now) {
+            times.pop_front();
+        }
+        if times.len() < bucket.limit() {
+            return Ok(());
+        }
+        let oldest = *times.front().expect("a full window holds attempts");
+        Err(oldest + window() - now)
+    }
+
+    /// Counts an attempt of `bucket` at `now`.
+    pub fn record(&self, bucket: Bucket, now: DateTime<Utc>) {
+        let mut attempts = self.attempts.lock().unwrap_or_else(|e| e.into_inner());
+        if attempts.len() > 100_000 {
+            // Bounded memory under a flood: forget windows that have passed.
+            attempts.retain(|_, times| times.back().is_some_and(|t| *t + window() > now));
+        }
+        let times = attempts.entry(bucket).or_default();
+        times.push_back(now);
+        while times.len() > FAILURES_PER_ADDRESS {
+            times.pop_front();
+        }
+    }
+
+    /// Forgets the failures of `bucket` (after a successful sign-in to the account).
+    pub fn clear(&self, bucket: &Bucket) {
+        let mut attempts = self.attempts.lock().unwrap_or_else(|e| e.into_inner());
+        attempts.remove(bucket);
+    }
+}
+
+/// "3 minutes" for a wait, rounded up.
+pub fn describe_wait(wait: Duration) -> String {
+    let minutes = (wait.num_seconds() + 59) / 60;
+    if minutes <= 1 {
+        "a minute".to_owned()
+    } else {
+        format!("{minutes} minutes")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_past_the_limit_until_the_window_moves() {
+        let throttle = Throttle::default();
+        let t0 = DateTime::<Utc>::from_timestamp(1_700_000_000, 0).unwrap();
+        let account = Bucket::Account("a@example.com".to_owned());
+        for i in 0..FAILURES_PER_ACCOUNT {
+            assert!(throttle.check(&account, t0).is_ok(), "attempt {i}");
+            throttle.record(account.clone(), t0 + Duration::seconds(i as i64));
+        }
+        let wait = throttle
+            .check(&account, t0 + Duration::minutes(1))
+            .unwrap_err();
+        assert_eq!(wait, Duration::minutes(14));
+        assert!(
+            throttle
+                .check(&account, t0 + window() + Duration::seconds(1))
+                .is_ok()
+        );
+        let other = Bucket::Account("b@example.com".to_owned());
+        assert!(throttle.check(&other, t0).is_ok());
+        throttle.clear(&account);
+        assert!(throttle.check(&account, t0 + Duration::minutes(1)).is_ok());
+    }
+}
