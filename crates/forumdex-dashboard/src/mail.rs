@@ -47,8 +47,7 @@ fn message(from: &Mailbox, mail: &Mail) -> Result<Message, MailError> {
         .to
         .parse()
         .map_err(|err| MailError::Build(format!("recipient: {err}")))?;
-    let body = Body::new_with_encoding(mail.body.clone(), ContentTransferEncoding::SevenBit)
-        .unwrap_or_else(|text| Body::new(text));
+    let body = seven_bit(&mail.body).unwrap_or_else(|| Body::new(mail.body.clone()));
     Message::builder()
         .from(from.clone())
         .to(to)
@@ -59,6 +58,17 @@ fn message(from: &Mailbox, mail: &Mail) -> Result<Message, MailError> {
                 .body(body),
         )
         .map_err(|err| MailError::Build(err.to_string()))
+}
+
+/// The body as 7-bit text with CRLF line ends when it is ASCII with lines under 998
+/// characters (RFC 5322's limit), so links stay whole and readable in the raw message;
+/// lettre's own choice would fold lines over 76 characters with quoted-printable.
+fn seven_bit(text: &str) -> Option<Body> {
+    let fits = text.is_ascii() && !text.contains('\0') && text.lines().all(|line| line.len() < 998);
+    fits.then(|| {
+        let crlf = text.lines().collect::<Vec<_>>().join("\r\n") + "\r\n";
+        Body::dangerous_pre_encoded(crlf.into_bytes(), ContentTransferEncoding::SevenBit)
+    })
 }
 
 /// Parses the sender (setting `mail_from`).
