@@ -14,6 +14,9 @@ pub enum PageError {
     /// Nothing here (or not the developer's: another account's key looks the same).
     #[error("not found")]
     NotFound,
+    /// A malformed request (a form missing fields): why.
+    #[error("{0}")]
+    BadRequest(String),
     /// Refused: why.
     #[error("{0}")]
     Forbidden(String),
@@ -53,6 +56,7 @@ impl IntoResponse for PageError {
                 "Not found",
                 "There is nothing here.".to_owned(),
             ),
+            Self::BadRequest(why) => (StatusCode::BAD_REQUEST, "Bad request", why.clone()),
             Self::Forbidden(why) => (StatusCode::FORBIDDEN, "Refused", why.clone()),
             Self::TooMany(why) => (StatusCode::TOO_MANY_REQUESTS, "Slow down", why.clone()),
             Self::Unavailable(why) => (StatusCode::SERVICE_UNAVAILABLE, "Unavailable", why.clone()),
@@ -73,6 +77,26 @@ impl IntoResponse for PageError {
             html! { p { a href="/" { "Back to the start page" } } },
         );
         (status, body).into_response()
+    }
+}
+
+/// A submitted form; one that does not parse is a 400 page (not axum's plain-text 422).
+#[derive(Debug)]
+pub struct PageForm<T>(pub T);
+
+impl<S: Send + Sync, T: serde::de::DeserializeOwned> axum::extract::FromRequest<S> for PageForm<T> {
+    type Rejection = PageError;
+
+    async fn from_request(request: axum::extract::Request, state: &S) -> Result<Self, PageError> {
+        axum::Form::<T>::from_request(request, state)
+            .await
+            .map(|axum::Form(value)| Self(value))
+            .map_err(|_| {
+                PageError::BadRequest(
+                    "This form is incomplete or malformed; reload the page and try again."
+                        .to_owned(),
+                )
+            })
     }
 }
 

@@ -5,6 +5,7 @@
 mod auth;
 mod checks;
 mod contract;
+mod dashboard;
 mod errors;
 mod faults;
 mod fuzz;

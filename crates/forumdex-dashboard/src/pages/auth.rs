@@ -10,7 +10,6 @@
 
 use std::sync::Arc;
 
-use axum::Form;
 use axum::extract::{Extension, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
@@ -19,7 +18,7 @@ use forumdex_accounts::{DeveloperError, Email, TokenHash, TokenPurpose};
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use crate::error::{PageError, blocking};
+use crate::error::{PageError, PageForm, blocking};
 use crate::layout::Flash;
 use crate::mail::Mail;
 use crate::pages::{client_key, respond};
@@ -188,7 +187,7 @@ async fn send(dashboard: &Dashboard, mail: Mail) -> Result<(), PageError> {
 pub async fn signup(
     State(dashboard): State<Arc<Dashboard>>,
     addr: Option<Extension<ClientAddr>>,
-    Form(form): Form<Credentials>,
+    PageForm(form): PageForm<Credentials>,
 ) -> Result<Response, PageError> {
     let Ok(email) = Email::parse(&form.email) else {
         return Ok(refuse_signup(
@@ -305,7 +304,7 @@ pub async fn verify(
 pub async fn resend_verification(
     State(dashboard): State<Arc<Dashboard>>,
     addr: Option<Extension<ClientAddr>>,
-    Form(form): Form<AddressForm>,
+    PageForm(form): PageForm<AddressForm>,
 ) -> Result<Response, PageError> {
     let Ok(email) = Email::parse(&form.email) else {
         return Ok(Redirect::to("/signup/sent").into_response());
@@ -381,7 +380,7 @@ fn local_path(next: &str) -> &str {
 pub async fn login(
     State(dashboard): State<Arc<Dashboard>>,
     addr: Option<Extension<ClientAddr>>,
-    Form(form): Form<Credentials>,
+    PageForm(form): PageForm<Credentials>,
 ) -> Result<Response, PageError> {
     let refuse = |status: StatusCode, why: &str| {
         respond(
@@ -467,7 +466,7 @@ pub async fn login(
 pub async fn logout(
     State(dashboard): State<Arc<Dashboard>>,
     signed_in: SignedIn,
-    Form(form): Form<CsrfForm>,
+    PageForm(form): PageForm<CsrfForm>,
 ) -> Result<Response, PageError> {
     signed_in.check_csrf(&form.csrf)?;
     let store = Arc::clone(&dashboard.store);
@@ -489,7 +488,7 @@ pub async fn logout(
 pub async fn logout_everywhere(
     State(dashboard): State<Arc<Dashboard>>,
     signed_in: SignedIn,
-    Form(form): Form<CsrfForm>,
+    PageForm(form): PageForm<CsrfForm>,
 ) -> Result<Response, PageError> {
     signed_in.check_csrf(&form.csrf)?;
     let store = Arc::clone(&dashboard.store);
@@ -534,7 +533,7 @@ pub async fn forgot_form() -> Response {
 pub async fn forgot(
     State(dashboard): State<Arc<Dashboard>>,
     addr: Option<Extension<ClientAddr>>,
-    Form(form): Form<AddressForm>,
+    PageForm(form): PageForm<AddressForm>,
 ) -> Result<Response, PageError> {
     let Ok(email) = Email::parse(&form.email) else {
         return Ok(Redirect::to("/password/sent").into_response());
@@ -597,7 +596,7 @@ pub async fn reset_form(Query(query): Query<TokenQuery>) -> Response {
 /// `POST /password/reset`.
 pub async fn reset(
     State(dashboard): State<Arc<Dashboard>>,
-    Form(form): Form<ResetForm>,
+    PageForm(form): PageForm<ResetForm>,
 ) -> Result<Response, PageError> {
     if let Err(why) = password::check_new(&form.password) {
         return Ok(respond(

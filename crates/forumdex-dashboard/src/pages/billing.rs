@@ -6,7 +6,6 @@
 
 use std::sync::Arc;
 
-use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
@@ -15,7 +14,7 @@ use forumdex_payments::{CheckoutRequest, TestOutcome};
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use crate::error::{PageError, blocking};
+use crate::error::{PageError, PageForm, blocking};
 use crate::layout::Flash;
 use crate::pages::overview::LOW_BALANCE;
 use crate::pages::webhooks::deliver;
@@ -173,7 +172,7 @@ pub async fn page(
 pub async fn checkout(
     State(dashboard): State<Arc<Dashboard>>,
     signed_in: SignedIn,
-    Form(form): Form<CheckoutForm>,
+    PageForm(form): PageForm<CheckoutForm>,
 ) -> Result<Response, PageError> {
     signed_in.check_csrf(&form.csrf)?;
     let provider = dashboard.payments.provider().ok_or_else(|| {
@@ -285,7 +284,7 @@ pub async fn test_checkout(
     State(dashboard): State<Arc<Dashboard>>,
     signed_in: SignedIn,
     Path(topup_id): Path<i64>,
-    Form(form): Form<TestCheckoutForm>,
+    PageForm(form): PageForm<TestCheckoutForm>,
 ) -> Result<Response, PageError> {
     signed_in.check_csrf(&form.csrf)?;
     let (provider, topup) = test_order(&dashboard, &signed_in, topup_id).await?;

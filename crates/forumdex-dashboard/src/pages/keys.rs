@@ -6,7 +6,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::Form;
 use axum::extract::{Extension, Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
@@ -18,7 +17,7 @@ use forumdex_accounts::{
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use crate::error::{PageError, blocking};
+use crate::error::{PageError, PageForm, blocking};
 use crate::layout::Flash;
 use crate::pages::{respond, when, when_or};
 use crate::session::SignedIn;
@@ -229,7 +228,7 @@ async fn render_list(
 pub async fn create(
     State(dashboard): State<Arc<Dashboard>>,
     signed_in: SignedIn,
-    Form(form): Form<CreateForm>,
+    PageForm(form): PageForm<CreateForm>,
 ) -> Result<Response, PageError> {
     signed_in.check_csrf(&form.csrf)?;
     let parsed = parse_lifetime(&form.lifetime)
@@ -462,7 +461,7 @@ pub async fn rename(
     signed_in: SignedIn,
     addr: Option<Extension<ClientAddr>>,
     Path(key_id): Path<String>,
-    Form(form): Form<RenameForm>,
+    PageForm(form): PageForm<RenameForm>,
 ) -> Result<Response, PageError> {
     signed_in.check_csrf(&form.csrf)?;
     change_key(
@@ -489,7 +488,7 @@ pub async fn renew(
     signed_in: SignedIn,
     addr: Option<Extension<ClientAddr>>,
     Path(key_id): Path<String>,
-    Form(form): Form<RenewForm>,
+    PageForm(form): PageForm<RenewForm>,
 ) -> Result<Response, PageError> {
     signed_in.check_csrf(&form.csrf)?;
     let lifetime = parse_lifetime(&form.lifetime);
@@ -523,7 +522,7 @@ pub async fn revoke(
     signed_in: SignedIn,
     addr: Option<Extension<ClientAddr>>,
     Path(key_id): Path<String>,
-    Form(form): Form<CsrfForm>,
+    PageForm(form): PageForm<CsrfForm>,
 ) -> Result<Response, PageError> {
     signed_in.check_csrf(&form.csrf)?;
     change_key(
@@ -547,7 +546,7 @@ pub async fn allowlist(
     signed_in: SignedIn,
     addr: Option<Extension<ClientAddr>>,
     Path(key_id): Path<String>,
-    Form(form): Form<AllowForm>,
+    PageForm(form): PageForm<AllowForm>,
 ) -> Result<Response, PageError> {
     signed_in.check_csrf(&form.csrf)?;
     let wanted = parse_allowlist(&form.allow);

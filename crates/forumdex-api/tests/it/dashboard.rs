@@ -1,0 +1,778 @@
+//! The developer dashboard over HTTP, in-process: every flow (sign-up, verification,
+//! sign-in, keys, usage, top-ups, password reset, sign-out) and every refusal (wrong
+//! password, unverified address, expired session, CSRF, another account's key, bad CIDR,
+//! webhook duplicates, bad signatures, stale timestamps, amount mismatches).
+
+use std::path::Path;
+
+use chrono::Duration;
+use forumdex_accounts::{AccountId, AccountStore, DeveloperStore, Email, TopupStatus};
+use forumdex_payments::{TestOutcome, TestProvider, signature};
+use reqwest::header;
+
+use forumdex_api::Clock;
+
+use crate::harness::{POST, TestApp};
+
+/// The webhook secret the test provider is configured with.
+const WEBHOOK_SECRET: &str = "whsec_dashboard_tests";
+const PASSWORD: &str = "correct horse battery";
+
+fn config() -> String {
+    format!(
+        "payment_provider = \"test\"\nstripe_webhook_secret = \"{WEBHOOK_SECRET}\"\nsignup_credits = 2\ncredit_packs = [\"5:1.00 USD\", \"50:9.00 USD\"]\n"
+    )
+}
+
+async fn app() -> TestApp {
+    TestApp::with_config(&config()).await
+}
+
+/// A signed-in browser: its session cookie and the session's CSRF token.
+struct Browser {
+    cookie: String,
+    csrf: String,
+}
+
+/// A response's status, `Location` and body.
+struct Page {
+    status: u16,
+    location: Option<String>,
+    set_cookie: Option<String>,
+    body: String,
+    headers: header::HeaderMap,
+}
+
+async fn read(response: reqwest::Response) -> Page {
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let location = headers
+        .get(header::LOCATION)
+        .map(|v| v.to_str().unwrap().to_owned());
+    let set_cookie = headers
+        .get(header::SET_COOKIE)
+        .map(|v| v.to_str().unwrap().to_owned());
+    Page {
+        status,
+        location,
+        set_cookie,
+        body: response.text().await.unwrap(),
+        headers,
+    }
+}
+
+async fn get(app: &TestApp, path: &str, browser: Option<&Browser>) -> Page {
+    let mut request = app.client.get(app.url(path));
+    if let Some(browser) = browser {
+        request = request.header(header::COOKIE, &browser.cookie);
+    }
+    read(app.send(request).await.unwrap()).await
+}
+
+async fn post(app: &TestApp, path: &str, browser: Option<&Browser>, form: &[(&str, &str)]) -> Page {
+    let mut request = app
+        .client
+        .post(app.url(path))
+        .header("sec-fetch-site", "same-origin")
+        .form(form);
+    if let Some(browser) = browser {
+        request = request.header(header::COOKIE, &browser.cookie);
+    }
+    read(app.send(request).await.unwrap()).await
+}
+
+/// The newest mail's link to `path` (`/verify` or `/password/reset`), as a path with query.
+fn mailed_link(dir: &Path, path: &str) -> String {
+    let mut files: Vec<_> = std::fs::read_dir(dir.join("outbox"))
+        .expect("an outbox")
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "eml"))
+        .collect();
+    files.sort();
+    let text = std::fs::read_to_string(files.last().expect("a mail")).unwrap();
+    let start = text
+        .find(&format!("{path}?token="))
+        .expect("a link in the mail");
+    text[start..].lines().next().unwrap().trim().to_owned()
+}
+
+fn mail_count(dir: &Path) -> usize {
+    std::fs::read_dir(dir.join("outbox")).map_or(0, |d| d.count())
+}
+
+/// The value of the first `name="csrf"` field.
+fn csrf_in(body: &str) -> String {
+    let start = body.find("name=\"csrf\" value=\"").expect("a csrf field") + 19;
+    body[start..start + 64].to_owned()
+}
+
+/// The text of the element with `id`.
+fn text_of(body: &str, id: &str) -> String {
+    let start = body
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("#{id} in {body}"));
+    let open = body[start..].find('>').unwrap() + start + 1;
+    let close = body[open..].find('<').unwrap() + open;
+    body[open..close].trim().to_owned()
+}
+
+async fn sign_up(app: &TestApp, email: &str) {
+    let page = post(
+        app,
+        "/signup",
+        None,
+        &[("email", email), ("password", PASSWORD)],
+    )
+    .await;
+    assert_eq!(page.status, 303, "{}", page.body);
+    assert_eq!(page.location.as_deref(), Some("/signup/sent"));
+}
+
+async fn verify(app: &TestApp) {
+    let link = mailed_link(app.dir.path(), "/verify");
+    let page = get(app, &link, None).await;
+    assert_eq!(page.status, 303, "{}", page.body);
+    assert_eq!(page.location.as_deref(), Some("/login?verified=1"));
+}
+
+async fn sign_in(app: &TestApp, email: &str, password: &str) -> Browser {
+    let page = post(
+        app,
+        "/login",
+        None,
+        &[("email", email), ("password", password)],
+    )
+    .await;
+    assert_eq!(page.status, 303, "{}", page.body);
+    let cookie = page
+        .set_cookie
+        .expect("a session cookie")
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    let mut browser = Browser {
+        cookie,
+        csrf: String::new(),
+    };
+    browser.csrf = csrf_in(&get(app, "/dashboard/keys", Some(&browser)).await.body);
+    browser
+}
+
+/// A new verified developer, signed in.
+async fn developer(app: &TestApp, email: &str) -> Browser {
+    sign_up(app, email).await;
+    verify(app).await;
+    sign_in(app, email, PASSWORD).await
+}
+
+fn account_of(app: &TestApp, email: &str) -> AccountId {
+    app.accounts
+        .login_by_email(&Email::parse(email).unwrap())
+        .unwrap()
+        .expect("a login")
+        .account_id
+}
+
+/// Creates a key through the form; its id and secret.
+async fn create_key(app: &TestApp, browser: &Browser, allow: &str) -> (String, String) {
+    let page = post(
+        app,
+        "/dashboard/keys",
+        Some(browser),
+        &[
+            ("csrf", &browser.csrf),
+            ("name", "laptop"),
+            ("lifetime", "30d"),
+            ("allow", allow),
+        ],
+    )
+    .await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    let secret = text_of(&page.body, "secret");
+    assert!(secret.starts_with("fdx_live_"), "{secret}");
+    let start = page.body.find("key_").unwrap();
+    (page.body[start..start + 24].to_owned(), secret)
+}
+
+#[tokio::test]
+async fn a_developer_signs_up_verifies_creates_a_key_calls_and_tops_up() {
+    let app = app().await;
+    assert_eq!(get(&app, "/", None).await.status, 200);
+    let browser = developer(&app, "dev@example.com").await;
+    let overview = get(&app, "/dashboard", Some(&browser)).await;
+    assert_eq!(text_of(&overview.body, "balance"), "2");
+    assert!(overview.body.contains("id=\"low-balance\""));
+
+    let (key_id, secret) = create_key(&app, &browser, "").await;
+    for _ in 0..2 {
+        assert_eq!(app.get(POST, Some(&secret)).await.status(), 200);
+    }
+    let refused = app.get(POST, Some(&secret)).await;
+    assert_eq!(refused.status(), 402);
+    let body: serde_json::Value = refused.json().await.unwrap();
+    assert_eq!(body["topupUrl"], "http://127.0.0.1:9/dashboard/billing");
+
+    app.app.usage.flush(&app.app.developers).await;
+    let usage = get(&app, "/dashboard/usage", Some(&browser)).await;
+    assert!(
+        usage.body.contains("<td>200</td><td class=\"num\">2</td>"),
+        "{}",
+        usage.body
+    );
+    assert!(
+        usage.body.contains("<td>402</td><td class=\"num\">1</td>"),
+        "{}",
+        usage.body
+    );
+    let csv = get(&app, "/dashboard/usage.csv", Some(&browser)).await;
+    assert!(
+        csv.body
+            .contains(&format!("{key_id},/api/v1/posts/{{id}},200,2,")),
+        "{}",
+        csv.body
+    );
+    let keys = get(&app, "/dashboard/keys", Some(&browser)).await;
+    assert!(keys.body.contains(&format!("data-key-id=\"{key_id}\"")));
+    assert!(
+        keys.body.contains(&secret[..13]),
+        "the key's prefix is listed"
+    );
+    assert!(
+        !keys.body.contains(&secret),
+        "the secret is never shown again"
+    );
+
+    let checkout = post(
+        &app,
+        "/dashboard/billing/checkout",
+        Some(&browser),
+        &[("csrf", &browser.csrf), ("pack", "1")],
+    )
+    .await;
+    assert_eq!(checkout.status, 303);
+    let location = checkout.location.unwrap();
+    let path = location
+        .strip_prefix("http://127.0.0.1:9")
+        .unwrap()
+        .to_owned();
+    assert!(path.starts_with("/dashboard/test-checkout/"), "{path}");
+    assert_eq!(get(&app, &path, Some(&browser)).await.status, 200);
+    let paid = post(
+        &app,
+        &path,
+        Some(&browser),
+        &[("csrf", &browser.csrf), ("outcome", "pay")],
+    )
+    .await;
+    assert_eq!(paid.status, 303);
+    let billing = get(&app, paid.location.as_deref().unwrap(), Some(&browser)).await;
+    assert_eq!(text_of(&billing.body, "balance"), "50");
+    assert!(billing.body.contains("Payment received: 50 credits"));
+    assert_eq!(app.get(POST, Some(&secret)).await.status(), 200);
+
+    // Renew, rename, then revoke: the next API request is refused.
+    let key_path = format!("/dashboard/keys/{key_id}");
+    let renewed = post(
+        &app,
+        &format!("{key_path}/renew"),
+        Some(&browser),
+        &[("csrf", &browser.csrf), ("lifetime", "365d")],
+    )
+    .await;
+    assert_eq!(renewed.status, 200, "{}", renewed.body);
+    let renamed = post(
+        &app,
+        &format!("{key_path}/rename"),
+        Some(&browser),
+        &[("csrf", &browser.csrf), ("name", "server")],
+    )
+    .await;
+    assert!(renamed.body.contains("server"));
+    let revoked = post(
+        &app,
+        &format!("{key_path}/revoke"),
+        Some(&browser),
+        &[("csrf", &browser.csrf)],
+    )
+    .await;
+    assert_eq!(revoked.status, 303);
+    assert_eq!(app.get(POST, Some(&secret)).await.status(), 401);
+
+    let activity = get(&app, "/dashboard/activity", Some(&browser)).await;
+    for kind in [
+        "sign up",
+        "email verified",
+        "sign in",
+        "key created",
+        "topup paid",
+        "key renewed",
+        "key renamed",
+        "key revoked",
+    ] {
+        assert!(activity.body.contains(kind), "{kind} in the activity log");
+    }
+}
+
+#[tokio::test]
+async fn sign_in_refuses_wrong_passwords_unverified_addresses_and_too_many_tries() {
+    let app = app().await;
+    sign_up(&app, "dev@example.com").await;
+    let unverified = post(
+        &app,
+        "/login",
+        None,
+        &[("email", "dev@example.com"), ("password", PASSWORD)],
+    )
+    .await;
+    assert_eq!(unverified.status, 403, "{}", unverified.body);
+    assert!(unverified.set_cookie.is_none());
+    verify(&app).await;
+    let wrong = post(
+        &app,
+        "/login",
+        None,
+        &[
+            ("email", "dev@example.com"),
+            ("password", "not the password"),
+        ],
+    )
+    .await;
+    assert_eq!(wrong.status, 401);
+    assert!(wrong.body.contains("Wrong email or password"));
+    let unknown = post(
+        &app,
+        "/login",
+        None,
+        &[("email", "nobody@example.com"), ("password", PASSWORD)],
+    )
+    .await;
+    assert_eq!(unknown.status, 401, "an unknown address reads the same");
+    for _ in 0..4 {
+        post(
+            &app,
+            "/login",
+            None,
+            &[("email", "DEV@example.com"), ("password", "still wrong")],
+        )
+        .await;
+    }
+    let throttled = post(
+        &app,
+        "/login",
+        None,
+        &[("email", "dev@example.com"), ("password", PASSWORD)],
+    )
+    .await;
+    assert_eq!(
+        throttled.status, 429,
+        "five failures lock the account for a while"
+    );
+    app.clock.advance(Duration::minutes(16));
+    sign_in(&app, "dev@example.com", PASSWORD).await;
+}
+
+#[tokio::test]
+async fn sign_up_never_tells_whether_an_address_is_taken() {
+    let app = app().await;
+    sign_up(&app, "dev@example.com").await;
+    let mails = mail_count(app.dir.path());
+    sign_up(&app, "Dev@Example.com").await;
+    assert_eq!(
+        mail_count(app.dir.path()),
+        mails + 1,
+        "the owner is told by mail"
+    );
+    let short = post(
+        &app,
+        "/signup",
+        None,
+        &[("email", "x@example.com"), ("password", "short")],
+    )
+    .await;
+    assert_eq!(short.status, 400);
+    let bad = post(
+        &app,
+        "/signup",
+        None,
+        &[("email", "not an address"), ("password", PASSWORD)],
+    )
+    .await;
+    assert_eq!(bad.status, 400);
+    let mut files: Vec<_> = std::fs::read_dir(app.dir.path().join("outbox"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    files.sort();
+    let newest = std::fs::read_to_string(files.last().unwrap()).unwrap();
+    assert!(newest.contains("which already has one"), "{newest}");
+}
+
+#[tokio::test]
+async fn sessions_expire_when_idle_and_end_everywhere() {
+    let app = app().await;
+    let first = developer(&app, "dev@example.com").await;
+    let second = sign_in(&app, "dev@example.com", PASSWORD).await;
+    app.clock.advance(Duration::hours(13));
+    let expired = get(&app, "/dashboard", Some(&first)).await;
+    assert_eq!(expired.status, 303);
+    assert_eq!(
+        expired.location.as_deref(),
+        Some("/login?next=%2Fdashboard")
+    );
+
+    let third = sign_in(&app, "dev@example.com", PASSWORD).await;
+    let fourth = sign_in(&app, "dev@example.com", PASSWORD).await;
+    let ended = post(
+        &app,
+        "/logout/everywhere",
+        Some(&third),
+        &[("csrf", &third.csrf)],
+    )
+    .await;
+    assert_eq!(ended.status, 303);
+    for browser in [&second, &third, &fourth] {
+        assert_eq!(get(&app, "/dashboard", Some(browser)).await.status, 303);
+    }
+    let again = sign_in(&app, "dev@example.com", PASSWORD).await;
+    let out = post(&app, "/logout", Some(&again), &[("csrf", &again.csrf)]).await;
+    assert!(out.set_cookie.unwrap().contains("Max-Age=0"));
+    assert_eq!(get(&app, "/dashboard", Some(&again)).await.status, 303);
+}
+
+#[tokio::test]
+async fn forms_without_this_sites_token_or_origin_are_refused() {
+    let app = app().await;
+    let browser = developer(&app, "dev@example.com").await;
+    let missing = post(
+        &app,
+        "/dashboard/keys",
+        Some(&browser),
+        &[("name", "x"), ("lifetime", "7d")],
+    )
+    .await;
+    assert_eq!(
+        missing.status, 400,
+        "a form without its token does not parse"
+    );
+    let wrong = post(
+        &app,
+        "/dashboard/keys",
+        Some(&browser),
+        &[("csrf", &"0".repeat(64)), ("name", "x"), ("lifetime", "7d")],
+    )
+    .await;
+    assert_eq!(wrong.status, 403);
+    let cross_site = app
+        .client
+        .post(app.url("/dashboard/keys"))
+        .header(header::COOKIE, &browser.cookie)
+        .header("sec-fetch-site", "cross-site")
+        .form(&[
+            ("csrf", browser.csrf.as_str()),
+            ("name", "x"),
+            ("lifetime", "7d"),
+        ]);
+    assert_eq!(app.send(cross_site).await.unwrap().status(), 403);
+    let foreign = app
+        .client
+        .post(app.url("/login"))
+        .header(header::ORIGIN, "https://evil.example")
+        .form(&[("email", "dev@example.com"), ("password", PASSWORD)]);
+    assert_eq!(app.send(foreign).await.unwrap().status(), 403);
+    let account = account_of(&app, "dev@example.com");
+    assert!(
+        app.accounts.list_keys(account).unwrap().is_empty(),
+        "no key was made"
+    );
+}
+
+#[tokio::test]
+async fn another_accounts_key_is_not_found_and_stays_untouched() {
+    let app = app().await;
+    let alice = developer(&app, "alice@example.com").await;
+    let (alice_key, alice_secret) = create_key(&app, &alice, "").await;
+    let mallory = developer(&app, "mallory@example.com").await;
+    let path = format!("/dashboard/keys/{alice_key}");
+    assert_eq!(get(&app, &path, Some(&mallory)).await.status, 404);
+    let revoke = post(
+        &app,
+        &format!("{path}/revoke"),
+        Some(&mallory),
+        &[("csrf", &mallory.csrf)],
+    )
+    .await;
+    assert_eq!(revoke.status, 404);
+    let allow = post(
+        &app,
+        &format!("{path}/allowlist"),
+        Some(&mallory),
+        &[("csrf", &mallory.csrf), ("allow", "10.0.0.1")],
+    )
+    .await;
+    assert_eq!(allow.status, 404);
+    assert_eq!(
+        get(&app, "/dashboard/keys/key_nonsense", Some(&mallory))
+            .await
+            .status,
+        404
+    );
+    assert_eq!(app.get(POST, Some(&alice_secret)).await.status(), 200);
+}
+
+#[tokio::test]
+async fn allowlists_are_validated_and_apply_at_the_next_request() {
+    let app = app().await;
+    let browser = developer(&app, "dev@example.com").await;
+    let (key_id, secret) = create_key(&app, &browser, "").await;
+    let path = format!("/dashboard/keys/{key_id}");
+    let detail = get(&app, &path, Some(&browser)).await;
+    assert_eq!(text_of(&detail.body, "your-address"), "127.0.0.1");
+    let bad = post(
+        &app,
+        &format!("{path}/allowlist"),
+        Some(&browser),
+        &[("csrf", &browser.csrf), ("allow", "10.0.0.0/33")],
+    )
+    .await;
+    assert_eq!(bad.status, 400);
+    assert!(
+        bad.body.contains("10.0.0.0/33"),
+        "the refusal names the entry"
+    );
+    let key = forumdex_accounts::KeyId::parse(&key_id).unwrap();
+    assert!(app.accounts.key(&key).unwrap().allow.is_empty());
+    let saved = post(
+        &app,
+        &format!("{path}/allowlist"),
+        Some(&browser),
+        &[
+            ("csrf", &browser.csrf),
+            ("allow", "203.0.113.0/24\n2001:db8::1"),
+        ],
+    )
+    .await;
+    assert_eq!(saved.status, 200, "{}", saved.body);
+    assert_eq!(app.get(POST, Some(&secret)).await.status(), 403);
+    post(
+        &app,
+        &format!("{path}/allowlist"),
+        Some(&browser),
+        &[("csrf", &browser.csrf), ("allow", "127.0.0.1")],
+    )
+    .await;
+    assert_eq!(app.get(POST, Some(&secret)).await.status(), 200);
+    let created_bad = post(
+        &app,
+        "/dashboard/keys",
+        Some(&browser),
+        &[
+            ("csrf", &browser.csrf),
+            ("name", "x"),
+            ("lifetime", "9d"),
+            ("allow", ""),
+        ],
+    )
+    .await;
+    assert_eq!(
+        created_bad.status, 400,
+        "a lifetime outside the contract's choices"
+    );
+}
+
+#[tokio::test]
+async fn the_dashboard_never_takes_an_api_key_and_the_api_never_takes_a_session() {
+    let app = app().await;
+    let browser = developer(&app, "dev@example.com").await;
+    let (_, secret) = create_key(&app, &browser, "").await;
+    let with_key = app.client.get(app.url("/dashboard")).bearer_auth(&secret);
+    let response = app.send(with_key).await.unwrap();
+    assert_eq!(response.status(), 303, "an API key is no sign-in");
+    let with_session = app
+        .client
+        .get(app.url(POST))
+        .header(header::COOKIE, &browser.cookie);
+    assert_eq!(app.send(with_session).await.unwrap().status(), 401);
+}
+
+#[tokio::test]
+async fn pages_carry_the_security_headers() {
+    let app = app().await;
+    for path in ["/", "/login", "/docs"] {
+        let page = get(&app, path, None).await;
+        assert_eq!(page.status, 200);
+        let csp = page.headers[header::CONTENT_SECURITY_POLICY]
+            .to_str()
+            .unwrap();
+        assert!(
+            csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"),
+            "{csp}"
+        );
+        assert_eq!(page.headers[header::X_FRAME_OPTIONS], "DENY");
+        assert_eq!(page.headers[header::REFERRER_POLICY], "no-referrer");
+        assert!(page.headers.contains_key("x-request-id"));
+    }
+    let docs = get(&app, "/docs", None).await;
+    for operation in ["searchForumPosts", "getForumPost", "listForumTopicPosts"] {
+        assert!(docs.body.contains(operation), "{operation} in /docs");
+    }
+}
+
+#[tokio::test]
+async fn a_password_reset_works_once_and_signs_out_everywhere() {
+    let app = app().await;
+    let old = developer(&app, "dev@example.com").await;
+    let asked = post(
+        &app,
+        "/password/forgot",
+        None,
+        &[("email", "dev@example.com")],
+    )
+    .await;
+    assert_eq!(asked.location.as_deref(), Some("/password/sent"));
+    let link = mailed_link(app.dir.path(), "/password/reset");
+    assert_eq!(
+        get(&app, &link, None).await.status,
+        200,
+        "opening the link uses nothing up"
+    );
+    let token = link.split("token=").nth(1).unwrap().to_owned();
+    let reset = post(
+        &app,
+        "/password/reset",
+        None,
+        &[("token", &token), ("password", "a brand new password")],
+    )
+    .await;
+    assert_eq!(reset.location.as_deref(), Some("/login?reset=1"));
+    assert_eq!(
+        get(&app, "/dashboard", Some(&old)).await.status,
+        303,
+        "old sessions ended"
+    );
+    let again = post(
+        &app,
+        "/password/reset",
+        None,
+        &[("token", &token), ("password", "another new password")],
+    )
+    .await;
+    assert_eq!(again.status, 400, "a used link is refused");
+    let wrong = post(
+        &app,
+        "/login",
+        None,
+        &[("email", "dev@example.com"), ("password", PASSWORD)],
+    )
+    .await;
+    assert_eq!(wrong.status, 401);
+    sign_in(&app, "dev@example.com", "a brand new password").await;
+    let unknown = post(
+        &app,
+        "/password/forgot",
+        None,
+        &[("email", "nobody@example.com")],
+    )
+    .await;
+    assert_eq!(
+        unknown.location.as_deref(),
+        Some("/password/sent"),
+        "no hint an address is unknown"
+    );
+}
+
+/// Posts a signed webhook body; the status and the body.
+async fn deliver(app: &TestApp, body: Vec<u8>, signature: &str) -> (u16, String) {
+    let request = app
+        .client
+        .post(app.url("/webhooks/payments"))
+        .header("stripe-signature", signature)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(body);
+    let response = app.send(request).await.unwrap();
+    (response.status().as_u16(), response.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn webhooks_credit_once_and_refuse_what_they_cannot_trust() {
+    let app = app().await;
+    let browser = developer(&app, "dev@example.com").await;
+    let account = account_of(&app, "dev@example.com");
+    post(
+        &app,
+        "/dashboard/billing/checkout",
+        Some(&browser),
+        &[("csrf", &browser.csrf), ("pack", "0")],
+    )
+    .await;
+    let topup = app.accounts.topups(account).unwrap().remove(0);
+    let reference = topup.reference.clone().unwrap();
+    let provider = TestProvider::new("http://127.0.0.1:9", WEBHOOK_SECRET.to_owned());
+    let now = app.app.clock.now().timestamp();
+
+    // A wrong amount credits nothing.
+    let (body, sig) = provider.event(TestOutcome::Pay, &reference, topup.id, 99, "usd", now);
+    let (status, text) = deliver(&app, body, &sig).await;
+    assert_eq!(status, 200);
+    assert!(text.contains("Rejected"), "{text}");
+    assert_eq!(app.accounts.balance(account).unwrap(), 2);
+
+    // A tampered body, another secret, a stale timestamp: refused before anything is read.
+    let (body, sig) = provider.event(TestOutcome::Pay, &reference, topup.id, 100, "usd", now);
+    let mut tampered = body.clone();
+    tampered.extend_from_slice(b" ");
+    assert_eq!(deliver(&app, tampered, &sig).await.0, 400);
+    let forged = signature::sign("whsec_someone_else", now, &body);
+    assert_eq!(deliver(&app, body.clone(), &forged).await.0, 400);
+    let stale = signature::sign(WEBHOOK_SECRET, now - 3600, &body);
+    assert_eq!(deliver(&app, body.clone(), &stale).await.0, 400);
+    assert_eq!(deliver(&app, body.clone(), "").await.0, 400);
+    assert_eq!(app.accounts.balance(account).unwrap(), 2);
+
+    // The right event credits once, however often it is delivered.
+    for _ in 0..3 {
+        assert_eq!(deliver(&app, body.clone(), &sig).await.0, 200);
+    }
+    assert_eq!(app.accounts.balance(account).unwrap(), 7);
+    assert_eq!(
+        app.accounts.topup(topup.id).unwrap().status,
+        TopupStatus::Paid
+    );
+    // A late expiry changes nothing; a refund takes the credits back.
+    let (body, sig) = provider.event(TestOutcome::Expire, &reference, topup.id, 100, "usd", now);
+    assert_eq!(deliver(&app, body, &sig).await.0, 200);
+    assert_eq!(
+        app.accounts.topup(topup.id).unwrap().status,
+        TopupStatus::Paid
+    );
+    let (body, sig) = provider.refund_event(topup.id, 100, 100, "usd", now);
+    assert_eq!(deliver(&app, body, &sig).await.0, 200);
+    assert_eq!(app.accounts.balance(account).unwrap(), 2);
+    let ledger = app.accounts.ledger(account).unwrap();
+    let topups: Vec<_> = ledger
+        .iter()
+        .filter(|row| row.operation == "topup")
+        .collect();
+    assert_eq!(topups.len(), 1);
+    assert_eq!(ledger.last().unwrap().operation, "refund");
+}
+
+#[tokio::test]
+async fn top_ups_are_refused_when_no_provider_is_set() {
+    let app = TestApp::start().await;
+    let browser = developer(&app, "dev@example.com").await;
+    let billing = get(&app, "/dashboard/billing", Some(&browser)).await;
+    assert!(billing.body.contains("not enabled"));
+    let checkout = post(
+        &app,
+        "/dashboard/billing/checkout",
+        Some(&browser),
+        &[("csrf", &browser.csrf), ("pack", "0")],
+    )
+    .await;
+    assert_eq!(checkout.status, 503);
+    let (status, _) = deliver(&app, b"{}".to_vec(), "t=1,v1=00").await;
+    assert_eq!(status, 404);
+    let test_checkout = get(&app, "/dashboard/test-checkout/1", Some(&browser)).await;
+    assert_eq!(test_checkout.status, 404);
+}
