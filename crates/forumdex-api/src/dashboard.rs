@@ -52,8 +52,8 @@ impl Settings {
         Ok(())
     }
 
-    /// The sender of the dashboard's mail (setting `mail_from`, else no-reply at the host of
-    /// `base_url`).
+    /// The sender of the dashboard's mail (setting `mail_from`, else no-reply at the host
+    /// name of `base_url`, or at `localhost` when that is an address).
     pub fn mail_from(&self) -> String {
         self.mail_from.clone().unwrap_or_else(|| {
             let host = self
@@ -61,7 +61,11 @@ impl Settings {
                 .split("://")
                 .nth(1)
                 .and_then(|rest| rest.split(['/', ':']).next())
-                .filter(|host| !host.is_empty())
+                .filter(|host| {
+                    !host.is_empty()
+                        && !host.starts_with('[')
+                        && host.parse::<std::net::IpAddr>().is_err()
+                })
                 .unwrap_or("localhost");
             format!("forumdex <no-reply@{host}>")
         })

@@ -15,6 +15,7 @@
 //! ```
 //!
 //! - [`accounts`]: `AccountStore` ([`account_store_conformance!`]).
+//! - [`developer`]: `DeveloperStore` ([`developer_store_conformance!`]).
 //! - [`corpus`]: `CorpusRead` + `CorpusWrite` + `CorpusMaintenance`
 //!   ([`corpus_store_conformance!`]).
 //! - [`rate`]: `RateLimiter` ([`rate_limiter_conformance!`]).
@@ -22,6 +23,7 @@
 
 pub mod accounts;
 pub mod corpus;
+pub mod developer;
 pub mod faults;
 pub mod images;
 pub mod rate;

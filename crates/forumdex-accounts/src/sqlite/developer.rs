@@ -348,6 +348,7 @@ fn apply_refund(
     event_id: &str,
     payment_intent: &str,
     amount_refunded: u64,
+    currency: &str,
     now: DateTime<Utc>,
 ) -> Result<PaymentOutcome, DeveloperError> {
     let id: Option<i64> = tx
@@ -364,6 +365,12 @@ fn apply_refund(
         )));
     };
     let topup = read_topup(tx, id)?;
+    if !currency.eq_ignore_ascii_case(&topup.currency) {
+        return Ok(PaymentOutcome::Rejected(format!(
+            "top-up {id} was paid in {}, the refund is in {currency}",
+            topup.currency
+        )));
+    }
     let refunded = amount_refunded.min(topup.amount_cents);
     if refunded <= topup.refunded_cents {
         return Ok(PaymentOutcome::Ignored(format!(
@@ -926,8 +933,15 @@ impl DeveloperStore for SqliteAccountStore {
                 PaymentEventKind::Refunded {
                     payment_intent,
                     amount_refunded,
-                    ..
-                } => apply_refund(tx, &event.event_id, payment_intent, *amount_refunded, now)?,
+                    currency,
+                } => apply_refund(
+                    tx,
+                    &event.event_id,
+                    payment_intent,
+                    *amount_refunded,
+                    currency,
+                    now,
+                )?,
             };
             tx.execute(
                 "INSERT INTO payment_events (event_id, topup_id, outcome, received_at)

@@ -1,4 +1,4 @@
-//! The SQLite store: the conformance suite of forumdex-testkit, plus what only a file-backed
+//! The SQLite store: the conformance suites of forumdex-testkit, plus what only a file-backed
 //! store can show.
 
 use forumdex_accounts::{AccountStore, AuthError, NewKey, SqliteAccountStore};
@@ -6,6 +6,10 @@ use forumdex_accounts::{AccountStore, AuthError, NewKey, SqliteAccountStore};
 use crate::helpers::{account, key, sqlite_store, t0};
 
 forumdex_testkit::account_store_conformance!(|dir| {
+    SqliteAccountStore::open_in(dir).expect("open accounts db")
+});
+
+forumdex_testkit::developer_store_conformance!(|dir| {
     SqliteAccountStore::open_in(dir).expect("open accounts db")
 });
 

@@ -168,8 +168,11 @@ async fn an_empty_account_gets_402_with_topup_url_and_is_not_charged() {
         StatusCode::PAYMENT_REQUIRED,
     )
     .await;
-    // {base_url}/topup, with base_url derived from the bound address (not port 0).
-    assert_eq!(body["topupUrl"], format!("http://{}/topup", default.addr));
+    // {base_url}/dashboard/billing, with base_url derived from the bound address (not port 0).
+    assert_eq!(
+        body["topupUrl"],
+        format!("http://{}/dashboard/billing", default.addr)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -183,7 +186,7 @@ async fn unknown_resources_and_routes_are_404_and_free() {
         "/api/v1/profiles/999999",
         "/api/v1/nothing-here",
         "/api/v2/posts/28",
-        "/",
+        "/nothing-here",
     ] {
         let (_, body) =
             expect_error(server.get(path, Some(&secret)).await, StatusCode::NOT_FOUND).await;

@@ -1,0 +1,3 @@
+//! Integration tests of forumdex-dashboard: one binary, one module per area.
+
+mod mail;

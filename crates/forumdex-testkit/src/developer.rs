@@ -1,0 +1,1248 @@
+//! The conformance suite of [`DeveloperStore`]: logins, emailed tokens, sessions, activity,
+//! usage counts, top-ups and the payment events that settle them. Every backend passes these
+//! cases, each on fresh, empty stores; time is passed in, nothing sleeps.
+//! [`developer_store_conformance!`](crate::developer_store_conformance) runs them all.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
+use forumdex_accounts::developer::{REFUND_OPERATION, SIGNUP_OPERATION, TOPUP_OPERATION};
+use forumdex_accounts::{
+    AccountError, AccountId, CheckoutFacts, DeveloperError, DeveloperStore, Email, KeyId, KeyInfo,
+    LedgerEntry, NewKey, NewTopup, PaymentEvent, PaymentEventKind, PaymentOutcome, TokenHash,
+    TokenPurpose, Topup, TopupStatus, UsageCount,
+};
+
+use crate::Fresh;
+
+/// Runs every case of [`developer`](crate::developer) as a `#[test]` in a module
+/// `developer_store_conformance`, on stores made by `$make` (`|dir: &Path| -> impl
+/// DeveloperStore`, an empty store using the temporary folder `dir`).
+#[macro_export]
+macro_rules! developer_store_conformance {
+    ($make:expr) => {
+        $crate::__conformance_tests!(developer_store_conformance, [$crate::developer], $make;
+            register_creates_an_unverified_login,
+            mark_verified_adds_signup_credits_once,
+            tokens_are_single_use,
+            tokens_expire_and_keep_to_their_purpose,
+            a_new_token_replaces_the_previous_one,
+            sessions_slide_with_use,
+            idle_sessions_are_closed,
+            sessions_end_at_their_absolute_expiry,
+            sessions_close_per_account,
+            activity_is_newest_first_per_account,
+            usage_sums_into_one_row,
+            usage_of_unknown_keys_is_skipped,
+            usage_is_per_account_from_a_day,
+            rename_key_sets_and_clears,
+            topups_are_orders_newest_first,
+            a_paid_checkout_credits_once,
+            a_mismatched_payment_is_rejected,
+            an_unknown_checkout_is_rejected,
+            failures_and_expiries_never_undo_a_payment,
+            a_pending_order_fails_or_expires,
+            an_async_payment_credits_once,
+            refunds_take_back_the_refunded_share,
+            refunds_never_overdraw,
+            a_refund_in_another_currency_is_rejected,
+            concurrent_deliveries_credit_once,
+            add_credits_once_is_idempotent,
+        );
+    };
+}
+
+/// The fixed "now" of the cases: 2026-01-01T00:00:00Z.
+fn t0() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0)
+        .single()
+        .expect("valid date")
+}
+
+/// `t0` plus `minutes` minutes.
+fn mins(minutes: i64) -> DateTime<Utc> {
+    t0() + Duration::minutes(minutes)
+}
+
+/// A day of January 2026.
+fn jan(day: u32) -> NaiveDate {
+    NaiveDate::from_ymd_opt(2026, 1, day).expect("valid day")
+}
+
+fn email(text: &str) -> Email {
+    Email::parse(text).expect("valid email")
+}
+
+fn missing_account() -> AccountId {
+    AccountId::new(999_999).expect("positive")
+}
+
+/// Signs up `address` with the hash `"hash"`.
+fn developer(store: &dyn DeveloperStore, address: &str) -> AccountId {
+    store
+        .register(&email(address), "hash", t0())
+        .expect("register")
+}
+
+fn new_key(store: &dyn DeveloperStore, account: AccountId) -> KeyInfo {
+    store
+        .create_key(account, &NewKey::default(), t0())
+        .expect("create key")
+        .info
+}
+
+fn balance(store: &dyn DeveloperStore, account: AccountId) -> u64 {
+    store.balance(account).expect("balance")
+}
+
+fn ledger(store: &dyn DeveloperStore, account: AccountId) -> Vec<LedgerEntry> {
+    store.ledger(account).expect("ledger")
+}
+
+/// The ledger rows of `account` with `operation`.
+fn rows_of(store: &dyn DeveloperStore, account: AccountId, operation: &str) -> Vec<LedgerEntry> {
+    ledger(store, account)
+        .into_iter()
+        .filter(|row| row.operation == operation)
+        .collect()
+}
+
+/// Spends `count` credits of `account`, one charge each.
+fn spend(store: &dyn DeveloperStore, account: AccountId, count: u32) {
+    let key = new_key(store, account);
+    for i in 0..count {
+        let left = store
+            .charge(account, &key.key_id, &format!("spend-{i}"), "search", t0())
+            .expect("charge");
+        assert!(left.is_some(), "credit {i} of {count} is there to spend");
+    }
+}
+
+/// A pending order of `credits` for `amount_cents` EUR with the checkout id `reference`.
+fn order(
+    store: &dyn DeveloperStore,
+    account: AccountId,
+    credits: u64,
+    amount_cents: u64,
+    reference: &str,
+) -> Topup {
+    let new = NewTopup {
+        credits,
+        amount_cents,
+        currency: "eur".to_owned(),
+        provider: "test".to_owned(),
+    };
+    let topup = store
+        .create_topup(account, &new, t0())
+        .expect("create top-up");
+    store
+        .set_topup_reference(topup.id, reference)
+        .expect("set reference");
+    topup
+}
+
+/// What a provider tells about `topup` when everything matches: paid in full, in EUR.
+fn paid(topup: &Topup, reference: &str, payment_intent: &str) -> CheckoutFacts {
+    CheckoutFacts {
+        reference: reference.to_owned(),
+        topup_id: Some(topup.id),
+        amount: topup.amount_cents,
+        currency: "eur".to_owned(),
+        paid: true,
+        payment_intent: Some(payment_intent.to_owned()),
+    }
+}
+
+fn apply(store: &dyn DeveloperStore, event_id: &str, kind: PaymentEventKind) -> PaymentOutcome {
+    let event = PaymentEvent {
+        event_id: event_id.to_owned(),
+        kind,
+    };
+    store
+        .apply_payment_event(&event, t0())
+        .expect("apply event")
+}
+
+fn refund(payment_intent: &str, amount_refunded: u64) -> PaymentEventKind {
+    PaymentEventKind::Refunded {
+        payment_intent: payment_intent.to_owned(),
+        amount_refunded,
+        currency: "eur".to_owned(),
+    }
+}
+
+fn status(store: &dyn DeveloperStore, topup: &Topup) -> TopupStatus {
+    store.topup(topup.id).expect("top-up").status
+}
+
+/// Sign-up creates an account without credits and an unverified login, found by address in
+/// any letter case and by account; an address signs up once, whatever its case.
+pub fn register_creates_an_unverified_login<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = store
+        .register(&email("Dev@Example.com"), "$argon2id$one", t0())
+        .expect("register");
+    assert_eq!(balance(store, id), 0);
+    assert!(ledger(store, id).is_empty(), "no credits, no ledger row");
+
+    let login = store
+        .login_by_email(&email("dev@example.COM"))
+        .expect("by email")
+        .expect("found in another case");
+    assert_eq!(login.account_id, id);
+    assert_eq!(login.email.as_str(), "Dev@Example.com");
+    assert_eq!(login.password_hash, "$argon2id$one");
+    assert_eq!(login.verified_at, None);
+    assert_eq!(login.created_at, t0());
+    assert_eq!(store.login(id).expect("by account"), Some(login));
+
+    assert!(matches!(
+        store.register(&email("DEV@example.com"), "$argon2id$two", mins(1)),
+        Err(DeveloperError::EmailTaken)
+    ));
+    assert_eq!(
+        store
+            .login(id)
+            .expect("by account")
+            .map(|l| l.password_hash),
+        Some("$argon2id$one".to_owned()),
+        "a refused sign-up changes nothing"
+    );
+
+    let other = developer(store, "other@example.com");
+    assert_ne!(other, id);
+    assert_eq!(
+        store
+            .login_by_email(&email("nobody@example.com"))
+            .expect("by email"),
+        None
+    );
+    let operator_made = store
+        .create_account(&email("ops@example.com"), 5, t0())
+        .expect("create account");
+    assert_eq!(store.login(operator_made).expect("by account"), None);
+
+    store
+        .set_password(id, "$argon2id$new")
+        .expect("set password");
+    assert_eq!(
+        store
+            .login(id)
+            .expect("by account")
+            .map(|l| l.password_hash),
+        Some("$argon2id$new".to_owned())
+    );
+    assert!(store.set_password(missing_account(), "x").is_err());
+}
+
+/// Verification happens once: the first call adds the sign-up credits with one ledger row;
+/// later calls add nothing; no credits, no row.
+pub fn mark_verified_adds_signup_credits_once<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    assert!(store.mark_verified(id, 100, mins(5)).expect("verify"));
+    assert_eq!(balance(store, id), 100);
+    let login = store.login(id).expect("login").expect("exists");
+    assert_eq!(login.verified_at, Some(mins(5)));
+    let rows = ledger(store, id);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].operation, SIGNUP_OPERATION);
+    assert_eq!(rows[0].amount, 100);
+    assert_eq!(rows[0].balance_after, 100);
+
+    assert!(!store.mark_verified(id, 100, mins(6)).expect("again"));
+    assert_eq!(balance(store, id), 100);
+    assert_eq!(ledger(store, id).len(), 1);
+    let login = store.login(id).expect("login").expect("exists");
+    assert_eq!(login.verified_at, Some(mins(5)), "the first instant stays");
+
+    let free = developer(store, "free@example.com");
+    assert!(store.mark_verified(free, 0, mins(1)).expect("verify"));
+    assert_eq!(balance(store, free), 0);
+    assert!(ledger(store, free).is_empty(), "no credits, no ledger row");
+
+    assert!(store.mark_verified(missing_account(), 100, t0()).is_err());
+}
+
+/// A token works once, for its account.
+pub fn tokens_are_single_use<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let other = developer(store, "other@example.com");
+    let token = TokenHash::of("verify-token");
+    let theirs = TokenHash::of("their-token");
+    let purpose = TokenPurpose::VerifyEmail;
+    store
+        .issue_token(purpose, &token, id, t0(), mins(60))
+        .expect("issue");
+    store
+        .issue_token(purpose, &theirs, other, t0(), mins(60))
+        .expect("issue");
+
+    assert_eq!(
+        store.consume_token(purpose, &token, mins(1)).expect("use"),
+        Some(id)
+    );
+    assert_eq!(
+        store
+            .consume_token(purpose, &token, mins(2))
+            .expect("again"),
+        None
+    );
+    assert_eq!(
+        store.consume_token(purpose, &theirs, mins(2)).expect("use"),
+        Some(other),
+        "another account's token is its own"
+    );
+    assert_eq!(
+        store
+            .consume_token(purpose, &TokenHash::of("never issued"), mins(2))
+            .expect("unknown"),
+        None
+    );
+    assert!(
+        store
+            .issue_token(
+                purpose,
+                &TokenHash::of("x"),
+                missing_account(),
+                t0(),
+                mins(60)
+            )
+            .is_err()
+    );
+}
+
+/// An expired token is refused; a token is refused for another purpose (and still works for
+/// its own).
+pub fn tokens_expire_and_keep_to_their_purpose<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let old = TokenHash::of("old");
+    store
+        .issue_token(TokenPurpose::ResetPassword, &old, id, t0(), mins(30))
+        .expect("issue");
+    assert_eq!(
+        store
+            .consume_token(TokenPurpose::ResetPassword, &old, mins(31))
+            .expect("expired"),
+        None
+    );
+
+    let reset = TokenHash::of("reset");
+    store
+        .issue_token(TokenPurpose::ResetPassword, &reset, id, t0(), mins(30))
+        .expect("issue");
+    assert_eq!(
+        store
+            .consume_token(TokenPurpose::VerifyEmail, &reset, mins(1))
+            .expect("wrong purpose"),
+        None
+    );
+    assert_eq!(
+        store
+            .consume_token(TokenPurpose::ResetPassword, &reset, mins(1))
+            .expect("right purpose"),
+        Some(id)
+    );
+}
+
+/// Issuing a token invalidates the account's earlier token of that purpose, not the other
+/// purpose's nor another account's.
+pub fn a_new_token_replaces_the_previous_one<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let other = developer(store, "other@example.com");
+    let (first, second) = (TokenHash::of("first"), TokenHash::of("second"));
+    let reset = TokenHash::of("reset");
+    let theirs = TokenHash::of("theirs");
+    let verify = TokenPurpose::VerifyEmail;
+    let end = mins(60);
+    store.issue_token(verify, &first, id, t0(), end).expect("1");
+    store
+        .issue_token(TokenPurpose::ResetPassword, &reset, id, t0(), end)
+        .expect("2");
+    store
+        .issue_token(verify, &theirs, other, t0(), end)
+        .expect("3");
+    store
+        .issue_token(verify, &second, id, mins(1), end)
+        .expect("4");
+
+    assert_eq!(
+        store.consume_token(verify, &first, mins(2)).expect("a"),
+        None
+    );
+    assert_eq!(
+        store.consume_token(verify, &second, mins(2)).expect("b"),
+        Some(id)
+    );
+    assert_eq!(
+        store
+            .consume_token(TokenPurpose::ResetPassword, &reset, mins(2))
+            .expect("c"),
+        Some(id)
+    );
+    assert_eq!(
+        store.consume_token(verify, &theirs, mins(2)).expect("d"),
+        Some(other)
+    );
+}
+
+/// A session used within the idle time stays open, and each use restarts the idle clock.
+pub fn sessions_slide_with_use<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let token = TokenHash::of("session");
+    let idle = Duration::minutes(30);
+    store
+        .open_session(&token, id, t0(), mins(24 * 60))
+        .expect("open");
+
+    let session = store
+        .touch_session(&token, mins(20), idle)
+        .expect("touch")
+        .expect("live");
+    assert_eq!(session.account_id, id);
+    assert_eq!(session.created_at, t0());
+    assert_eq!(session.last_seen_at, mins(20));
+    assert_eq!(session.expires_at, mins(24 * 60));
+
+    // 40 minutes after opening, 20 after the last use: live only if the use was stored.
+    let later = store
+        .touch_session(&token, mins(40), idle)
+        .expect("touch")
+        .expect("still live");
+    assert_eq!(later.last_seen_at, mins(40));
+    assert_eq!(later.created_at, t0());
+
+    assert_eq!(
+        store
+            .touch_session(&TokenHash::of("unknown"), mins(40), idle)
+            .expect("touch"),
+        None
+    );
+    assert!(
+        store
+            .open_session(&TokenHash::of("x"), missing_account(), t0(), mins(60))
+            .is_err()
+    );
+}
+
+/// A session unused for longer than the idle time is gone, and stays gone even when asked
+/// again with a longer idle time.
+pub fn idle_sessions_are_closed<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let token = TokenHash::of("session");
+    store
+        .open_session(&token, id, t0(), mins(24 * 60))
+        .expect("open");
+    assert_eq!(
+        store
+            .touch_session(&token, mins(31), Duration::minutes(30))
+            .expect("touch"),
+        None
+    );
+    assert_eq!(
+        store
+            .touch_session(&token, mins(32), Duration::hours(2))
+            .expect("touch"),
+        None,
+        "an expired session was closed"
+    );
+}
+
+/// A session ends at its absolute expiry however recently it was used.
+pub fn sessions_end_at_their_absolute_expiry<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let token = TokenHash::of("session");
+    let idle = Duration::minutes(30);
+    store
+        .open_session(&token, id, t0(), mins(60))
+        .expect("open");
+    for minute in [20, 40, 59] {
+        assert!(
+            store
+                .touch_session(&token, mins(minute), idle)
+                .expect("touch")
+                .is_some(),
+            "live at minute {minute}"
+        );
+    }
+    assert_eq!(
+        store.touch_session(&token, mins(61), idle).expect("touch"),
+        None
+    );
+    assert_eq!(
+        store
+            .touch_session(&token, mins(30), Duration::days(1))
+            .expect("touch"),
+        None,
+        "an expired session was closed"
+    );
+}
+
+/// One session closes alone (idempotently); an account's sessions close together, and only
+/// that account's.
+pub fn sessions_close_per_account<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let other = developer(store, "other@example.com");
+    let idle = Duration::hours(1);
+    let end = mins(24 * 60);
+    let mine: Vec<TokenHash> = (0..3)
+        .map(|i| TokenHash::of(&format!("mine-{i}")))
+        .collect();
+    for token in &mine {
+        store.open_session(token, id, t0(), end).expect("open");
+    }
+    let theirs = TokenHash::of("theirs");
+    store.open_session(&theirs, other, t0(), end).expect("open");
+
+    store.close_session(&mine[0]).expect("close");
+    store.close_session(&mine[0]).expect("close again");
+    assert_eq!(
+        store.touch_session(&mine[0], mins(1), idle).expect("t"),
+        None
+    );
+    assert!(
+        store
+            .touch_session(&mine[1], mins(1), idle)
+            .expect("t")
+            .is_some()
+    );
+
+    assert_eq!(store.close_sessions(id).expect("close all"), 2);
+    assert_eq!(store.close_sessions(id).expect("none left"), 0);
+    for token in &mine {
+        assert_eq!(store.touch_session(token, mins(2), idle).expect("t"), None);
+    }
+    let session = store
+        .touch_session(&theirs, mins(2), idle)
+        .expect("touch")
+        .expect("another account's session stays open");
+    assert_eq!(session.account_id, other);
+}
+
+/// The activity log lists an account's newest lines first, at most `limit` of them.
+pub fn activity_is_newest_first_per_account<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let other = developer(store, "other@example.com");
+    for i in 0..5 {
+        store
+            .record_activity(id, "sign_in", &format!("line {i}"), mins(i))
+            .expect("record");
+    }
+    store
+        .record_activity(other, "key_created", "theirs", mins(10))
+        .expect("record");
+
+    let lines = store.activity(id, 3).expect("activity");
+    let details: Vec<&str> = lines.iter().map(|a| a.detail.as_str()).collect();
+    assert_eq!(details, vec!["line 4", "line 3", "line 2"]);
+    assert_eq!(lines[0].at, mins(4));
+    assert_eq!(lines[0].kind, "sign_in");
+    assert_eq!(store.activity(id, 100).expect("activity").len(), 5);
+
+    let theirs = store.activity(other, 100).expect("activity");
+    assert_eq!(theirs.len(), 1);
+    assert_eq!(theirs[0].kind, "key_created");
+    assert_eq!(theirs[0].detail, "theirs");
+    let quiet = developer(store, "quiet@example.com");
+    assert!(store.activity(quiet, 10).expect("activity").is_empty());
+}
+
+fn count(key: &KeyId, day: NaiveDate, endpoint: &str, status: u16, n: u64) -> UsageCount {
+    UsageCount {
+        key_id: key.clone(),
+        day,
+        endpoint: endpoint.to_owned(),
+        status,
+        count: n,
+        last_at: day.and_hms_opt(12, 0, 0).expect("valid time").and_utc(),
+    }
+}
+
+/// Counts of one (key, day, endpoint, status) add up into one row that keeps the latest
+/// `last_at`, within a batch and across batches; other statuses and endpoints stay apart.
+pub fn usage_sums_into_one_row<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let key = new_key(store, id).key_id;
+    let posts = "/api/v1/posts/{id}";
+    let late = UsageCount {
+        last_at: jan(2).and_hms_opt(18, 0, 0).expect("valid").and_utc(),
+        ..count(&key, jan(2), posts, 200, 2)
+    };
+    store
+        .record_usage(&[count(&key, jan(2), posts, 200, 3), late.clone()])
+        .expect("record");
+    // An earlier `last_at` arriving later does not move it back.
+    store
+        .record_usage(&[
+            count(&key, jan(2), posts, 200, 4),
+            count(&key, jan(2), posts, 402, 1),
+            count(&key, jan(2), "/api/v1/search", 200, 7),
+        ])
+        .expect("record");
+    store.record_usage(&[]).expect("nothing to record");
+
+    let rows = store.usage(id, jan(1)).expect("usage");
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    let summed = rows
+        .iter()
+        .find(|r| r.endpoint == posts && r.status == 200)
+        .expect("the summed row");
+    assert_eq!(summed.count, 9);
+    assert_eq!(summed.last_at, late.last_at);
+    assert_eq!(summed.key_id, key);
+    assert_eq!(summed.day, jan(2));
+    let refused = rows
+        .iter()
+        .find(|r| r.endpoint == posts && r.status == 402)
+        .expect("the 402 row");
+    assert_eq!(refused.count, 1);
+    let search = rows
+        .iter()
+        .find(|r| r.endpoint == "/api/v1/search")
+        .expect("the search row");
+    assert_eq!(search.count, 7);
+}
+
+/// Counts of keys the store does not hold are skipped without failing the batch.
+pub fn usage_of_unknown_keys_is_skipped<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let key = new_key(store, id).key_id;
+    let stranger = KeyId::generate();
+    store
+        .record_usage(&[
+            count(&stranger, jan(2), "/api/v1/search", 200, 5),
+            count(&key, jan(2), "/api/v1/search", 200, 1),
+        ])
+        .expect("unknown keys are skipped, not an error");
+    let rows = store.usage(id, jan(1)).expect("usage");
+    assert_eq!(rows, vec![count(&key, jan(2), "/api/v1/search", 200, 1)]);
+}
+
+/// `usage` returns the rows of the account's keys (revoked ones too) from `since`, by day.
+pub fn usage_is_per_account_from_a_day<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let other = developer(store, "other@example.com");
+    let a = new_key(store, id).key_id;
+    let b = new_key(store, id).key_id;
+    let theirs = new_key(store, other).key_id;
+    store.revoke_key(&b, t0()).expect("revoke");
+    let search = "/api/v1/search";
+    store
+        .record_usage(&[
+            count(&a, jan(5), search, 200, 1),
+            count(&b, jan(3), search, 200, 2),
+            count(&a, jan(2), search, 200, 3),
+            count(&theirs, jan(4), search, 200, 4),
+            count(&b, jan(5), search, 200, 5),
+        ])
+        .expect("record");
+
+    let rows = store.usage(id, jan(3)).expect("usage");
+    let days: Vec<NaiveDate> = rows.iter().map(|r| r.day).collect();
+    assert_eq!(days, vec![jan(3), jan(5), jan(5)], "from jan 3, by day");
+    let mut found: Vec<(KeyId, NaiveDate, u64)> = rows
+        .iter()
+        .map(|r| (r.key_id.clone(), r.day, r.count))
+        .collect();
+    found.sort_by(|x, y| (x.1, x.0.as_str()).cmp(&(y.1, y.0.as_str())));
+    let mut expected = vec![
+        (b.clone(), jan(3), 2),
+        (a.clone(), jan(5), 1),
+        (b.clone(), jan(5), 5),
+    ];
+    expected.sort_by(|x, y| (x.1, x.0.as_str()).cmp(&(y.1, y.0.as_str())));
+    assert_eq!(found, expected);
+
+    assert_eq!(store.usage(id, jan(1)).expect("usage").len(), 4);
+    assert!(store.usage(id, jan(6)).expect("usage").is_empty());
+    let theirs_rows = store.usage(other, jan(1)).expect("usage");
+    assert_eq!(theirs_rows, vec![count(&theirs, jan(4), search, 200, 4)]);
+}
+
+/// A key's name is set (trimmed) and cleared with `None` or blank; an unknown key is an error.
+pub fn rename_key_sets_and_clears<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let key = new_key(store, id).key_id;
+    let name = |k: &KeyId| store.key(k).expect("key").name;
+
+    assert_eq!(
+        store.rename_key(&key, Some("  ci  ")).expect("rename"),
+        Some("ci".to_owned())
+    );
+    assert_eq!(name(&key), Some("ci".to_owned()));
+    assert_eq!(store.rename_key(&key, Some("   ")).expect("blank"), None);
+    assert_eq!(name(&key), None);
+    store.rename_key(&key, Some("laptop")).expect("rename");
+    assert_eq!(store.rename_key(&key, None).expect("clear"), None);
+    assert_eq!(name(&key), None);
+
+    assert!(matches!(
+        store.rename_key(&KeyId::generate(), Some("x")),
+        Err(DeveloperError::Account(AccountError::KeyNotFound(_)))
+    ));
+}
+
+/// Orders start pending, take their checkout id, and are listed per account, newest first.
+pub fn topups_are_orders_newest_first<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let other = developer(store, "other@example.com");
+    let new = NewTopup {
+        credits: 1000,
+        amount_cents: 500,
+        currency: "eur".to_owned(),
+        provider: "stripe".to_owned(),
+    };
+    let first = store.create_topup(id, &new, t0()).expect("create");
+    assert_eq!(first.account_id, id);
+    assert_eq!(first.credits, 1000);
+    assert_eq!(first.amount_cents, 500);
+    assert_eq!(first.currency, "eur");
+    assert_eq!(first.provider, "stripe");
+    assert_eq!(first.status, TopupStatus::Pending);
+    assert_eq!(first.reference, None);
+    assert_eq!(first.payment_intent, None);
+    assert_eq!((first.refunded_cents, first.refunded_credits), (0, 0));
+    assert_eq!(first.created_at, t0());
+    assert_eq!(balance(store, id), 0, "an order credits nothing");
+
+    store
+        .set_topup_reference(first.id, "cs_test_1")
+        .expect("reference");
+    let stored = store.topup(first.id).expect("read");
+    assert_eq!(stored.reference.as_deref(), Some("cs_test_1"));
+    assert_eq!(stored.status, TopupStatus::Pending);
+
+    let second = store.create_topup(id, &new, mins(1)).expect("create");
+    let theirs = store.create_topup(other, &new, mins(2)).expect("create");
+    assert_ne!(first.id, second.id);
+    let ids: Vec<i64> = store
+        .topups(id)
+        .expect("list")
+        .iter()
+        .map(|t| t.id)
+        .collect();
+    assert_eq!(ids, vec![second.id, first.id]);
+    let their_ids: Vec<i64> = store
+        .topups(other)
+        .expect("list")
+        .iter()
+        .map(|t| t.id)
+        .collect();
+    assert_eq!(their_ids, vec![theirs.id]);
+
+    let unknown = theirs.id + 1000;
+    assert!(matches!(
+        store.topup(unknown),
+        Err(DeveloperError::TopupNotFound(n)) if n == unknown
+    ));
+    assert!(matches!(
+        store.set_topup_reference(unknown, "cs_x"),
+        Err(DeveloperError::TopupNotFound(_))
+    ));
+    assert!(store.create_topup(missing_account(), &new, t0()).is_err());
+}
+
+/// A paid checkout credits its order once, with one ledger row keyed by the order; the same
+/// event again is a duplicate, another event about the same payment is ignored.
+pub fn a_paid_checkout_credits_once<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    store.add_credits(id, 7, t0()).expect("credits before");
+    let topup = order(store, id, 1000, 500, "cs_1");
+    let facts = paid(&topup, "cs_1", "pi_1");
+
+    assert_eq!(
+        apply(
+            store,
+            "evt_1",
+            PaymentEventKind::CheckoutCompleted(facts.clone())
+        ),
+        PaymentOutcome::Credited {
+            topup_id: topup.id,
+            credits: 1000,
+            balance: 1007,
+        }
+    );
+    assert_eq!(balance(store, id), 1007);
+    let stored = store.topup(topup.id).expect("read");
+    assert_eq!(stored.status, TopupStatus::Paid);
+    assert_eq!(stored.payment_intent.as_deref(), Some("pi_1"));
+    let rows = rows_of(store, id, TOPUP_OPERATION);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].amount, 1000);
+    assert_eq!(rows[0].balance_after, 1007);
+    let key = format!("topup:{}", topup.id);
+    assert_eq!(rows[0].request_id.as_deref(), Some(key.as_str()));
+
+    assert_eq!(
+        apply(
+            store,
+            "evt_1",
+            PaymentEventKind::CheckoutCompleted(facts.clone())
+        ),
+        PaymentOutcome::Duplicate
+    );
+    assert!(matches!(
+        apply(
+            store,
+            "evt_2",
+            PaymentEventKind::CheckoutCompleted(facts.clone())
+        ),
+        PaymentOutcome::Ignored(_)
+    ));
+    assert!(matches!(
+        apply(store, "evt_3", PaymentEventKind::PaymentSucceeded(facts)),
+        PaymentOutcome::Ignored(_)
+    ));
+    assert_eq!(balance(store, id), 1007);
+    assert_eq!(rows_of(store, id, TOPUP_OPERATION).len(), 1);
+}
+
+/// A payment of another amount or currency than the order's is rejected and credits nothing;
+/// the order stays pending and the right payment still credits it.
+pub fn a_mismatched_payment_is_rejected<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let topup = order(store, id, 1000, 500, "cs_1");
+    let facts = paid(&topup, "cs_1", "pi_1");
+    let cheaper = CheckoutFacts {
+        amount: 499,
+        ..facts.clone()
+    };
+    let dollars = CheckoutFacts {
+        currency: "usd".to_owned(),
+        ..facts.clone()
+    };
+    assert!(matches!(
+        apply(store, "evt_1", PaymentEventKind::CheckoutCompleted(cheaper)),
+        PaymentOutcome::Rejected(_)
+    ));
+    assert!(matches!(
+        apply(store, "evt_2", PaymentEventKind::PaymentSucceeded(dollars)),
+        PaymentOutcome::Rejected(_)
+    ));
+    assert_eq!(balance(store, id), 0);
+    assert!(ledger(store, id).is_empty());
+    assert_eq!(status(store, &topup), TopupStatus::Pending);
+
+    assert!(matches!(
+        apply(store, "evt_3", PaymentEventKind::CheckoutCompleted(facts)),
+        PaymentOutcome::Credited { credits: 1000, .. }
+    ));
+    assert_eq!(balance(store, id), 1000);
+}
+
+/// A checkout naming no known order (or an order with another checkout) is rejected.
+pub fn an_unknown_checkout_is_rejected<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let topup = order(store, id, 1000, 500, "cs_1");
+    let stranger = CheckoutFacts {
+        reference: "cs_unknown".to_owned(),
+        topup_id: None,
+        ..paid(&topup, "cs_1", "pi_1")
+    };
+    assert!(matches!(
+        apply(
+            store,
+            "evt_1",
+            PaymentEventKind::CheckoutCompleted(stranger)
+        ),
+        PaymentOutcome::Rejected(_)
+    ));
+    let wrong_checkout = paid(&topup, "cs_other", "pi_1");
+    assert!(matches!(
+        apply(
+            store,
+            "evt_2",
+            PaymentEventKind::CheckoutCompleted(wrong_checkout)
+        ),
+        PaymentOutcome::Rejected(_)
+    ));
+    let no_such_order = CheckoutFacts {
+        reference: "cs_nothing".to_owned(),
+        topup_id: Some(topup.id + 1000),
+        ..paid(&topup, "cs_1", "pi_1")
+    };
+    assert!(matches!(
+        apply(
+            store,
+            "evt_3",
+            PaymentEventKind::CheckoutCompleted(no_such_order)
+        ),
+        PaymentOutcome::Rejected(_)
+    ));
+    assert_eq!(balance(store, id), 0);
+    assert_eq!(status(store, &topup), TopupStatus::Pending);
+
+    // Found by its checkout id alone, without our order id.
+    let by_reference = CheckoutFacts {
+        topup_id: None,
+        ..paid(&topup, "cs_1", "pi_1")
+    };
+    assert!(matches!(
+        apply(
+            store,
+            "evt_4",
+            PaymentEventKind::CheckoutCompleted(by_reference)
+        ),
+        PaymentOutcome::Credited { credits: 1000, .. }
+    ));
+}
+
+/// After a payment, a failure or expiry of the same checkout changes nothing.
+pub fn failures_and_expiries_never_undo_a_payment<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let topup = order(store, id, 1000, 500, "cs_1");
+    let facts = paid(&topup, "cs_1", "pi_1");
+    assert!(matches!(
+        apply(
+            store,
+            "evt_1",
+            PaymentEventKind::CheckoutCompleted(facts.clone())
+        ),
+        PaymentOutcome::Credited { .. }
+    ));
+    let unpaid = CheckoutFacts {
+        paid: false,
+        ..facts
+    };
+    assert!(matches!(
+        apply(
+            store,
+            "evt_2",
+            PaymentEventKind::CheckoutExpired(unpaid.clone())
+        ),
+        PaymentOutcome::Ignored(_)
+    ));
+    assert!(matches!(
+        apply(
+            store,
+            "evt_3",
+            PaymentEventKind::PaymentFailed(unpaid.clone())
+        ),
+        PaymentOutcome::Ignored(_)
+    ));
+    assert!(matches!(
+        apply(store, "evt_4", PaymentEventKind::CheckoutCompleted(unpaid)),
+        PaymentOutcome::Ignored(_)
+    ));
+    assert_eq!(status(store, &topup), TopupStatus::Paid);
+    assert_eq!(balance(store, id), 1000);
+}
+
+/// A pending order's failure or expiry is recorded on it, without credits.
+pub fn a_pending_order_fails_or_expires<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let expiring = order(store, id, 1000, 500, "cs_1");
+    let failing = order(store, id, 1000, 500, "cs_2");
+    let expired = CheckoutFacts {
+        paid: false,
+        payment_intent: None,
+        ..paid(&expiring, "cs_1", "pi_1")
+    };
+    let failed = CheckoutFacts {
+        paid: false,
+        ..paid(&failing, "cs_2", "pi_2")
+    };
+    assert_eq!(
+        apply(store, "evt_1", PaymentEventKind::CheckoutExpired(expired)),
+        PaymentOutcome::Updated {
+            topup_id: expiring.id,
+            status: TopupStatus::Expired,
+        }
+    );
+    assert_eq!(
+        apply(store, "evt_2", PaymentEventKind::PaymentFailed(failed)),
+        PaymentOutcome::Updated {
+            topup_id: failing.id,
+            status: TopupStatus::Failed,
+        }
+    );
+    assert_eq!(status(store, &expiring), TopupStatus::Expired);
+    assert_eq!(status(store, &failing), TopupStatus::Failed);
+    assert_eq!(balance(store, id), 0);
+    assert!(ledger(store, id).is_empty());
+}
+
+/// A checkout completed before the money arrived waits; the later payment credits once.
+pub fn an_async_payment_credits_once<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let topup = order(store, id, 1000, 500, "cs_1");
+    let facts = paid(&topup, "cs_1", "pi_1");
+    let awaiting = CheckoutFacts {
+        paid: false,
+        ..facts.clone()
+    };
+    assert_eq!(
+        apply(
+            store,
+            "evt_1",
+            PaymentEventKind::CheckoutCompleted(awaiting)
+        ),
+        PaymentOutcome::Updated {
+            topup_id: topup.id,
+            status: TopupStatus::Pending,
+        }
+    );
+    assert_eq!(balance(store, id), 0);
+    assert_eq!(
+        apply(
+            store,
+            "evt_2",
+            PaymentEventKind::PaymentSucceeded(facts.clone())
+        ),
+        PaymentOutcome::Credited {
+            topup_id: topup.id,
+            credits: 1000,
+            balance: 1000,
+        }
+    );
+    assert!(matches!(
+        apply(store, "evt_3", PaymentEventKind::PaymentSucceeded(facts)),
+        PaymentOutcome::Ignored(_)
+    ));
+    assert_eq!(balance(store, id), 1000);
+    assert_eq!(rows_of(store, id, TOPUP_OPERATION).len(), 1);
+    assert_eq!(status(store, &topup), TopupStatus::Paid);
+}
+
+/// A refund takes back the refunded share of the credits, once per cumulative amount; a full
+/// refund takes the rest. Refunds of unknown payments are rejected.
+pub fn refunds_take_back_the_refunded_share<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let topup = order(store, id, 1000, 500, "cs_1");
+    let facts = paid(&topup, "cs_1", "pi_1");
+    apply(store, "evt_pay", PaymentEventKind::CheckoutCompleted(facts));
+    assert_eq!(balance(store, id), 1000);
+
+    assert_eq!(
+        apply(store, "evt_r1", refund("pi_1", 250)),
+        PaymentOutcome::Refunded {
+            topup_id: topup.id,
+            credits: 500,
+        }
+    );
+    assert_eq!(balance(store, id), 500);
+    let rows = rows_of(store, id, REFUND_OPERATION);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].amount, -500);
+    assert_eq!(rows[0].balance_after, 500);
+    assert_eq!(rows[0].request_id.as_deref(), Some("refund:evt_r1"));
+
+    assert_eq!(
+        apply(store, "evt_r1", refund("pi_1", 250)),
+        PaymentOutcome::Duplicate
+    );
+    assert!(matches!(
+        apply(store, "evt_r2", refund("pi_1", 250)),
+        PaymentOutcome::Ignored(_)
+    ));
+    assert_eq!(balance(store, id), 500);
+
+    assert_eq!(
+        apply(store, "evt_r3", refund("pi_1", 500)),
+        PaymentOutcome::Refunded {
+            topup_id: topup.id,
+            credits: 500,
+        }
+    );
+    assert_eq!(balance(store, id), 0);
+    assert_eq!(rows_of(store, id, REFUND_OPERATION).len(), 2);
+    let stored = store.topup(topup.id).expect("read");
+    assert_eq!(stored.refunded_cents, 500);
+    assert_eq!(stored.refunded_credits, 1000);
+    assert_eq!(
+        stored.status,
+        TopupStatus::Paid,
+        "a refund is recorded beside it"
+    );
+
+    assert!(matches!(
+        apply(store, "evt_r4", refund("pi_unknown", 100)),
+        PaymentOutcome::Rejected(_)
+    ));
+    assert_eq!(balance(store, id), 0);
+}
+
+/// A refund takes back at most what the account still holds: the balance never goes below 0.
+pub fn refunds_never_overdraw<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let topup = order(store, id, 10, 1000, "cs_1");
+    apply(
+        store,
+        "evt_pay",
+        PaymentEventKind::CheckoutCompleted(paid(&topup, "cs_1", "pi_1")),
+    );
+    spend(store, id, 7);
+    assert_eq!(balance(store, id), 3);
+
+    // Half of the price owes 5 credits back; 3 are left.
+    assert_eq!(
+        apply(store, "evt_r1", refund("pi_1", 500)),
+        PaymentOutcome::Refunded {
+            topup_id: topup.id,
+            credits: 3,
+        }
+    );
+    assert_eq!(balance(store, id), 0);
+    let rows = rows_of(store, id, REFUND_OPERATION);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].amount, -3);
+    assert_eq!(rows[0].balance_after, 0);
+
+    let outcome = apply(store, "evt_r2", refund("pi_1", 1000));
+    assert!(
+        matches!(
+            outcome,
+            PaymentOutcome::Refunded { credits: 0, .. } | PaymentOutcome::Ignored(_)
+        ),
+        "nothing left to take: {outcome:?}"
+    );
+    assert_eq!(balance(store, id), 0);
+    assert!(
+        ledger(store, id).iter().all(|row| row.amount != 0),
+        "no empty ledger rows"
+    );
+}
+
+/// A refund in another currency than the order's contradicts it: rejected, nothing taken.
+pub fn a_refund_in_another_currency_is_rejected<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let topup = order(store, id, 1000, 500, "cs_1");
+    apply(
+        store,
+        "evt_pay",
+        PaymentEventKind::CheckoutCompleted(paid(&topup, "cs_1", "pi_1")),
+    );
+    let dollars = PaymentEventKind::Refunded {
+        payment_intent: "pi_1".to_owned(),
+        amount_refunded: 500,
+        currency: "usd".to_owned(),
+    };
+    let outcome = apply(store, "evt_r1", dollars);
+    assert!(
+        matches!(outcome, PaymentOutcome::Rejected(_)),
+        "a USD refund of a EUR order: {outcome:?}"
+    );
+    assert_eq!(balance(store, id), 1000);
+    assert!(rows_of(store, id, REFUND_OPERATION).is_empty());
+}
+
+/// 8 threads deliver the same event at once, then 8 threads deliver distinct events of the
+/// same payment: the order is credited exactly once.
+pub fn concurrent_deliveries_credit_once<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store = Arc::new(fresh.backend());
+    let id = developer(&*store, "dev@example.com");
+    let topup = order(&*store, id, 1000, 500, "cs_1");
+    let facts = paid(&topup, "cs_1", "pi_1");
+    let deliver = |event_id: &dyn Fn(usize) -> String| -> Vec<PaymentOutcome> {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..8)
+                .map(|i| {
+                    let store = Arc::clone(&store);
+                    let event = PaymentEvent {
+                        event_id: event_id(i),
+                        kind: PaymentEventKind::CheckoutCompleted(facts.clone()),
+                    };
+                    scope.spawn(move || {
+                        store
+                            .apply_payment_event(&event, t0())
+                            .expect("apply completes")
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("thread"))
+                .collect()
+        })
+    };
+
+    let same = deliver(&|_| "evt_same".to_owned());
+    let credited = same
+        .iter()
+        .filter(|o| matches!(o, PaymentOutcome::Credited { .. }))
+        .count();
+    let duplicates = same
+        .iter()
+        .filter(|o| **o == PaymentOutcome::Duplicate)
+        .count();
+    assert_eq!((credited, duplicates), (1, 7), "{same:?}");
+
+    let distinct = deliver(&|i| format!("evt_{i}"));
+    assert!(
+        distinct
+            .iter()
+            .all(|o| matches!(o, PaymentOutcome::Ignored(_))),
+        "already paid: {distinct:?}"
+    );
+    assert_eq!(balance(&*store, id), 1000);
+    assert_eq!(rows_of(&*store, id, TOPUP_OPERATION).len(), 1);
+}
+
+/// Credits are added once per idempotency key; an empty key is refused.
+pub fn add_credits_once_is_idempotent<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    assert_eq!(
+        store
+            .add_credits_once(id, 50, "grant-1", t0())
+            .expect("add"),
+        (50, true)
+    );
+    spend(store, id, 5);
+    assert_eq!(
+        store
+            .add_credits_once(id, 50, "grant-1", mins(1))
+            .expect("again"),
+        (45, false),
+        "nothing added, the current balance"
+    );
+    assert_eq!(
+        store
+            .add_credits_once(id, 70, "grant-1", mins(2))
+            .expect("another amount"),
+        (45, false)
+    );
+    assert_eq!(
+        store
+            .add_credits_once(id, 10, "grant-2", mins(3))
+            .expect("another key"),
+        (55, true)
+    );
+    let added: Vec<i64> = ledger(store, id)
+        .iter()
+        .filter(|row| row.amount > 0)
+        .map(|row| row.amount)
+        .collect();
+    assert_eq!(added, vec![50, 10]);
+
+    for blank in ["", "   "] {
+        assert!(
+            store.add_credits_once(id, 10, blank, t0()).is_err(),
+            "key {blank:?}"
+        );
+    }
+    assert!(store.add_credits_once(id, 0, "grant-3", t0()).is_err());
+    assert_eq!(balance(store, id), 55);
+}
