@@ -10,8 +10,6 @@ use forumdex_accounts::{AccountId, AccountStore, DeveloperStore, Email, TopupSta
 use forumdex_payments::{TestOutcome, TestProvider, signature};
 use reqwest::header;
 
-use forumdex_api::Clock;
-
 use crate::harness::{POST, TestApp};
 
 /// The webhook secret the test provider is configured with.
