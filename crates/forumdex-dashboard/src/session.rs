@@ -177,8 +177,9 @@ impl FromRequestParts<Arc<Dashboard>> for SignedIn {
 }
 
 /// The dashboard's security headers on every page: a Content-Security-Policy without inline
-/// script or style, no framing, no referrer (pages may carry tokens in their address), no
-/// caching (pages may show secrets), no MIME sniffing.
+/// script or style, no framing, no referrer to other sites (pages may carry tokens in their
+/// address; `no-referrer` would make browsers send `Origin: null` on the dashboard's own
+/// forms), no caching (pages may show secrets), no MIME sniffing.
 pub async fn security_headers(
     State(dashboard): State<Arc<Dashboard>>,
     request: Request,
@@ -202,7 +203,7 @@ pub async fn security_headers(
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     headers.insert(
         header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
+        HeaderValue::from_static("same-origin"),
     );
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,

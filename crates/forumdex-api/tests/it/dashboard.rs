@@ -295,6 +295,12 @@ async fn a_developer_signs_up_verifies_creates_a_key_calls_and_tops_up() {
     )
     .await;
     assert_eq!(revoked.status, 303);
+    let after = get(&app, revoked.location.as_deref().unwrap(), Some(&browser)).await;
+    assert!(
+        after.body.contains("Revoked: the key is refused"),
+        "{}",
+        after.body
+    );
     assert_eq!(app.get(POST, Some(&secret)).await.status(), 401);
 
     let activity = get(&app, "/dashboard/activity", Some(&browser)).await;
@@ -607,7 +613,7 @@ async fn pages_carry_the_security_headers() {
             "{csp}"
         );
         assert_eq!(page.headers[header::X_FRAME_OPTIONS], "DENY");
-        assert_eq!(page.headers[header::REFERRER_POLICY], "no-referrer");
+        assert_eq!(page.headers[header::REFERRER_POLICY], "same-origin");
         assert!(page.headers.contains_key("x-request-id"));
     }
     let docs = get(&app, "/docs", None).await;

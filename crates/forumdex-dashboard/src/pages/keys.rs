@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::extract::{Extension, Path, State};
+use axum::extract::{Extension, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono::{DateTime, Duration, Utc};
@@ -309,14 +309,25 @@ pub async fn create(
     ))
 }
 
+/// `?revoked=1` after a revocation.
+#[derive(Debug, Default, Deserialize)]
+pub struct DetailQuery {
+    #[serde(default)]
+    revoked: Option<String>,
+}
+
 /// `GET /dashboard/keys/{key_id}`.
 pub async fn detail(
     State(dashboard): State<Arc<Dashboard>>,
     signed_in: SignedIn,
     addr: Option<Extension<ClientAddr>>,
     Path(key_id): Path<String>,
+    Query(query): Query<DetailQuery>,
 ) -> Result<Response, PageError> {
-    render_detail(&dashboard, &signed_in, addr, &key_id, StatusCode::OK, None).await
+    let flash = query.revoked.map(|_| {
+        Flash::Success("Revoked: the key is refused from the next request on.".to_owned())
+    });
+    render_detail(&dashboard, &signed_in, addr, &key_id, StatusCode::OK, flash).await
 }
 
 async fn render_detail(
@@ -427,8 +438,9 @@ async fn change_key(
     })
     .await?;
     match outcome {
+        // Post/redirect/get: a reload of the page does not send the revocation again.
         Ok(_) if activity == "key_revoked" => {
-            Ok(Redirect::to(&format!("/dashboard/keys/{key_id}")).into_response())
+            Ok(Redirect::to(&format!("/dashboard/keys/{key_id}?revoked=1")).into_response())
         }
         Ok(_) => {
             render_detail(

@@ -3,6 +3,7 @@
 
 mod accounts;
 mod crawl_cli;
+mod dashboard_browser;
 mod faults;
 mod forum;
 mod helpers;
