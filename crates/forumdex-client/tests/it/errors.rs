@@ -38,7 +38,7 @@ async fn no_credits_is_payment_required_with_the_topup_url() {
         .topup_url
         .as_deref()
         .expect("a 402 carries topupUrl");
-    assert!(topup.ends_with("/topup"), "{topup}");
+    assert!(topup.ends_with("/dashboard/billing"), "{topup}");
     assert_eq!(details.credits_charged, Some(0));
     assert!(err.request_id().is_some_and(|id| !id.is_empty()));
     assert!(!details.message.is_empty());
