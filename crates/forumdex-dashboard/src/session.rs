@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{FromRequestParts, Request, State};
+use axum::extract::{FromRequestParts, OptionalFromRequestParts, Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::middleware::Next;
@@ -131,25 +131,11 @@ impl SignedIn {
     }
 }
 
-impl FromRequestParts<Arc<Dashboard>> for SignedIn {
-    type Rejection = Response;
-
-    async fn from_request_parts(
-        parts: &mut Parts,
-        dashboard: &Arc<Dashboard>,
-    ) -> Result<Self, Self::Rejection> {
-        let to_login = || {
-            let next = parts
-                .uri
-                .path_and_query()
-                .map_or("/dashboard", |p| p.as_str());
-            let query: String = form_urlencoded::Serializer::new(String::new())
-                .append_pair("next", next)
-                .finish();
-            Redirect::to(&format!("/login?{query}")).into_response()
-        };
+impl SignedIn {
+    /// The developer of the request's session, if it carries a live one.
+    async fn lookup(parts: &Parts, dashboard: &Arc<Dashboard>) -> Result<Option<Self>, Response> {
         let Some(token) = token_from(&parts.headers, cookie_name(dashboard)) else {
-            return Err(to_login());
+            return Ok(None);
         };
         let hash = TokenHash::of(&token);
         let store = Arc::clone(&dashboard.store);
@@ -164,15 +150,47 @@ impl FromRequestParts<Arc<Dashboard>> for SignedIn {
         })
         .await
         .map_err(IntoResponse::into_response)?;
-        match found {
-            Some((session, login)) => Ok(Self {
-                account_id: session.account_id,
-                email: login.email.to_string(),
-                csrf: csrf_token(&token),
-                session: hash,
-            }),
-            None => Err(to_login()),
+        Ok(found.map(|(session, login)| Self {
+            account_id: session.account_id,
+            email: login.email.to_string(),
+            csrf: csrf_token(&token),
+            session: hash,
+        }))
+    }
+}
+
+impl FromRequestParts<Arc<Dashboard>> for SignedIn {
+    type Rejection = Response;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        dashboard: &Arc<Dashboard>,
+    ) -> Result<Self, Self::Rejection> {
+        match Self::lookup(parts, dashboard).await? {
+            Some(signed_in) => Ok(signed_in),
+            None => {
+                let next = parts
+                    .uri
+                    .path_and_query()
+                    .map_or("/dashboard", |p| p.as_str());
+                let query: String = form_urlencoded::Serializer::new(String::new())
+                    .append_pair("next", next)
+                    .finish();
+                Err(Redirect::to(&format!("/login?{query}")).into_response())
+            }
         }
+    }
+}
+
+/// Public pages take `Option<SignedIn>`: the header then shows the developer's navigation.
+impl OptionalFromRequestParts<Arc<Dashboard>> for SignedIn {
+    type Rejection = Response;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        dashboard: &Arc<Dashboard>,
+    ) -> Result<Option<Self>, Self::Rejection> {
+        Self::lookup(parts, dashboard).await
     }
 }
 

@@ -780,3 +780,20 @@ async fn top_ups_are_refused_when_no_provider_is_set() {
     let test_checkout = get(&app, "/dashboard/test-checkout/1", Some(&browser)).await;
     assert_eq!(test_checkout.status, 404);
 }
+
+#[tokio::test]
+async fn public_pages_know_a_signed_in_developer() {
+    let app = app().await;
+    let anonymous = get(&app, "/", None).await;
+    assert!(anonymous.body.contains("id=\"signup\""));
+    assert!(!anonymous.body.contains("id=\"logout\""));
+    let browser = developer(&app, "dev@example.com").await;
+    for path in ["/", "/docs"] {
+        let page = get(&app, path, Some(&browser)).await;
+        assert!(
+            page.body.contains("id=\"logout\""),
+            "{path} shows the developer's header"
+        );
+        assert!(!page.body.contains("id=\"signup\""), "{path}");
+    }
+}

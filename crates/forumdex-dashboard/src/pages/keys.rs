@@ -298,7 +298,7 @@ pub async fn create(
         }
         h2 { "Try it" }
         pre { code { "curl -H \"Authorization: Bearer " (secret) "\" \\\n  \"" (base) "/api/v1/search?q=bitcoin\"" } }
-        p { a.button href="/dashboard/keys" { "Done" } " " a href=(format!("/dashboard/keys/{}", created.info.key_id)) { "Key settings" } }
+        p.actions { a.button href="/dashboard/keys" { "Done" } a href=(format!("/dashboard/keys/{}", created.info.key_id)) { "Key settings" } }
     };
     Ok(respond(
         StatusCode::OK,
@@ -359,12 +359,12 @@ async fn render_detail(
             @if let Some(revoked) = key.revoked_at { dt { "Revoked" } dd { (when(revoked)) } }
         }
         section.card {
-            h2 { "Name" }
+            h2 { "Rename" }
             form #rename.inline method="post" action=(action("rename")) {
                 input type="hidden" name="csrf" value=(csrf);
-                label for="name" { "Name" }
+                label for="name" { "New name" }
                 input #name type="text" name="name" maxlength="200" value=(key.name.as_deref().unwrap_or(""));
-                button type="submit" { "Rename" }
+                button type="submit" { "Save" }
             }
         }
         @if key.revoked_at.is_none() {

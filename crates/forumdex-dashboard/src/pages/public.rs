@@ -3,39 +3,44 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::Response;
 
 use crate::Dashboard;
 use crate::pages::{docs, home, respond};
-use crate::session::{cookie_name, token_from};
+use crate::session::SignedIn;
 
 /// `GET /`.
-pub async fn home_page(State(dashboard): State<Arc<Dashboard>>, headers: HeaderMap) -> Response {
-    // Only whether a session cookie is present: the page offers "Dashboard" instead of
-    // "Sign up"; nothing private is shown, so the session is not looked up.
-    let signed_in = token_from(&headers, cookie_name(&dashboard)).is_some();
+pub async fn home_page(
+    State(dashboard): State<Arc<Dashboard>>,
+    signed_in: Option<SignedIn>,
+) -> Response {
+    let nav = signed_in.as_ref().map(SignedIn::nav);
     respond(
         StatusCode::OK,
         "A JSON API over the forum's history",
-        None,
+        nav.as_ref(),
         None,
         home::render(
             dashboard.config.rate_limit_per_minute,
             dashboard.config.signup_credits,
-            signed_in,
+            signed_in.is_some(),
         ),
     )
 }
 
 /// `GET /docs`: the API reference, rendered from the served OpenAPI document.
-pub async fn docs_page(State(dashboard): State<Arc<Dashboard>>) -> Response {
+pub async fn docs_page(
+    State(dashboard): State<Arc<Dashboard>>,
+    signed_in: Option<SignedIn>,
+) -> Response {
     let document: serde_json::Value =
         serde_json::from_str(forumdex_types::OPENAPI).unwrap_or_default();
+    let nav = signed_in.as_ref().map(SignedIn::nav);
     respond(
         StatusCode::OK,
         "API reference",
-        None,
+        nav.as_ref(),
         None,
         docs::render(&document, &dashboard.config.base_url),
     )
