@@ -43,10 +43,60 @@ fn accounts_and_credits() {
     );
     assert_eq!(topped, json!({"account_id": id, "credits": 12}));
 
+    // With an idempotency key, a retried command adds nothing and prints the balance.
+    let keyed = [
+        "credits",
+        "add",
+        "--account",
+        &id_text,
+        "--amount",
+        "3",
+        "--idempotency-key",
+        "invoice-17",
+    ];
+    assert_eq!(
+        json_ok(&data, &keyed),
+        json!({"account_id": id, "credits": 15})
+    );
+    assert_eq!(
+        json_ok(&data, &keyed),
+        json!({"account_id": id, "credits": 15})
+    );
+    let other = json_ok(
+        &data,
+        &["accounts", "create", "--email", "third@example.com"],
+    );
+    let other_text = other["account_id"].to_string();
+    fails(
+        &data,
+        &[
+            "credits",
+            "add",
+            "--account",
+            &other_text,
+            "--amount",
+            "3",
+            "--idempotency-key",
+            "invoice-17",
+        ],
+    );
+    fails(
+        &data,
+        &[
+            "credits",
+            "add",
+            "--account",
+            &id_text,
+            "--amount",
+            "3",
+            "--idempotency-key",
+            " ",
+        ],
+    );
     let shown = json_ok(&data, &["accounts", "show", &id_text]);
     assert_eq!(
         shown,
-        json!({"account_id": id, "email": "dev@example.com", "credits": 12, "keys": []})
+        json!({"account_id": id, "email": "dev@example.com", "credits": 15, "keys": []})
     );
 
     fails(&data, &["accounts", "show", "424242"]);
