@@ -282,8 +282,12 @@ pub enum PaymentOutcome {
     },
     /// Recorded, nothing to do (already paid, unknown type...): why.
     Ignored(String),
-    /// The event contradicts the order (amount, currency, reference): why. Nothing credited.
+    /// The event contradicts the order (amount, currency, reference): why. Nothing credited;
+    /// the event is recorded and the order's owner sees it in their activity.
     Rejected(String),
+    /// The event is about a payment not recorded yet (a refund delivered before its
+    /// payment): nothing recorded, so the provider's next delivery is applied.
+    NotYet(String),
 }
 
 /// Errors of the dashboard's storage beyond [`AccountError`].
@@ -421,13 +425,22 @@ pub trait DeveloperStore: AccountStore {
     /// Applies a verified payment event in one transaction: the event id is recorded (seen
     /// before: [`PaymentOutcome::Duplicate`]); a paid checkout matching its order's amount and
     /// currency moves the order to paid once and adds its credits with one ledger row keyed
-    /// by the order; failures and expiries never undo a payment; a refund takes back the
-    /// refunded share of the credits (at most the balance).
+    /// by the order; failures and expiries never undo a payment, and a finished order never
+    /// goes back to pending; a refund takes back the refunded share of the credits (at most
+    /// the balance). What changed an order is added to its owner's activity in the same
+    /// transaction.
     fn apply_payment_event(
         &self,
         event: &PaymentEvent,
         now: DateTime<Utc>,
     ) -> Result<PaymentOutcome, DeveloperError>;
+
+    /// The account's newest `limit` ledger rows, newest first.
+    fn recent_ledger(
+        &self,
+        account: AccountId,
+        limit: u32,
+    ) -> Result<Vec<crate::store::LedgerEntry>, DeveloperError>;
 
     /// Adds credits once per `idempotency_key` (an operator's `credits add --idempotency-key`):
     /// `(balance, added)`; a key seen before adds nothing and returns the current balance.

@@ -35,6 +35,18 @@ impl Settings {
                 "payment_provider = \"stripe\" needs stripe_secret_key and stripe_webhook_secret"
             );
         }
+        // A blank or made-up secret would let anyone sign "paid" events.
+        if let Some(secret) = &self.stripe_webhook_secret
+            && !(secret.expose().starts_with("whsec_") && secret.expose().len() >= 16)
+        {
+            bail!("stripe_webhook_secret must be the endpoint's signing secret (whsec_...)");
+        }
+        if let Some(key) = &self.stripe_secret_key
+            && !((key.expose().starts_with("sk_") || key.expose().starts_with("rk_"))
+                && key.expose().len() >= 16)
+        {
+            bail!("stripe_secret_key must be a Stripe secret or restricted key (sk_... or rk_...)");
+        }
         if self.payment_provider != PaymentProviderSetting::None && self.credit_packs.is_empty() {
             bail!("credit_packs must offer at least one pack when payment_provider is set");
         }

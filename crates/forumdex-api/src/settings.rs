@@ -622,6 +622,12 @@ mod tests {
             ("FORUMDEX_SESSION_IDLE_SECONDS", "0", "session_idle_seconds"),
             ("FORUMDEX_MAIL_FROM", "not an address", "mail_from"),
             ("FORUMDEX_SMTP_URL", "http://mail.example.com", "smtp_url"),
+            (
+                "FORUMDEX_STRIPE_WEBHOOK_SECRET",
+                "",
+                "stripe_webhook_secret",
+            ),
+            ("FORUMDEX_STRIPE_SECRET_KEY", "secret", "stripe_secret_key"),
         ] {
             let err = format!("{:#}", Settings::load(None, env(k, v), &[]).unwrap_err());
             assert!(err.contains(needle), "{k}={v}: {err}");

@@ -55,15 +55,27 @@ pub struct CreditPack {
     pub currency: String,
 }
 
+/// An amount in a currency's minor unit for people: `10.00 USD`.
+pub fn format_money(cents: u64, currency: &str) -> String {
+    format!(
+        "{}.{:02} {}",
+        cents / 100,
+        cents % 100,
+        currency.to_uppercase()
+    )
+}
+
+/// Currencies whose minor unit is not a hundredth (Stripe counts JPY in yen, KWD in
+/// thousandths): packs in them are refused rather than priced 100 times off.
+const NOT_CENTS: &[&str] = &[
+    "bif", "clp", "djf", "gnf", "jpy", "kmf", "krw", "mga", "pyg", "rwf", "ugx", "vnd", "vuv",
+    "xaf", "xof", "xpf", "bhd", "jod", "kwd", "omr", "tnd",
+];
+
 impl CreditPack {
     /// The price for people: `10.00 USD`.
     pub fn price(&self) -> String {
-        format!(
-            "{}.{:02} {}",
-            self.amount_cents / 100,
-            self.amount_cents % 100,
-            self.currency.to_uppercase()
-        )
+        format_money(self.amount_cents, &self.currency)
     }
 
     /// Parses a comma-separated list of packs (`1000:10.00 USD, 10000:90.00 USD`).
@@ -82,9 +94,12 @@ impl fmt::Display for CreditPack {
     }
 }
 
-/// A credit pack that does not read `CREDITS:PRICE CURRENCY`.
+/// A credit pack that does not read `CREDITS:PRICE CURRENCY` (a currency counted in
+/// hundredths).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid credit pack {0:?}: expected CREDITS:PRICE CURRENCY, e.g. \"1000:10.00 USD\"")]
+#[error(
+    "invalid credit pack {0:?}: expected CREDITS:PRICE CURRENCY, e.g. \"1000:10.00 USD\", in a currency counted in hundredths"
+)]
 pub struct PackParseError(pub String);
 
 impl FromStr for CreditPack {
@@ -96,7 +111,10 @@ impl FromStr for CreditPack {
         let credits: u64 = credits.trim().parse().map_err(|_| bad())?;
         let (amount, currency) = price.trim().split_once(' ').ok_or_else(bad)?;
         let currency = currency.trim();
-        if credits == 0 || currency.len() != 3 || !currency.bytes().all(|b| b.is_ascii_alphabetic())
+        if credits == 0
+            || currency.len() != 3
+            || !currency.bytes().all(|b| b.is_ascii_alphabetic())
+            || NOT_CENTS.contains(&currency.to_lowercase().as_str())
         {
             return Err(bad());
         }
@@ -151,6 +169,8 @@ mod tests {
             "10:1.00 US",
             "x:1 USD",
             "10:0.00 USD",
+            "10:1000 JPY",
+            "10:1.000 KWD",
         ] {
             assert!(bad.parse::<CreditPack>().is_err(), "{bad}");
         }

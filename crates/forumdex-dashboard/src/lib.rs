@@ -79,6 +79,10 @@ pub struct Dashboard {
     pub now: Now,
     /// Sign-in attempts.
     pub throttle: throttle::Throttle,
+    /// Password hashes computed at once (each takes 19 MiB and tens of milliseconds).
+    hashing: tokio::sync::Semaphore,
+    /// The API reference page, rendered once.
+    docs: std::sync::OnceLock<String>,
 }
 
 impl Dashboard {
@@ -97,9 +101,28 @@ impl Dashboard {
             payments,
             now,
             throttle: throttle::Throttle::default(),
+            hashing: tokio::sync::Semaphore::new(HASHES_AT_ONCE),
+            docs: std::sync::OnceLock::new(),
         }
     }
+
+    /// A turn to hash or check a password: at most [`HASHES_AT_ONCE`] run together, so a
+    /// burst of sign-ins cannot take the machine's memory.
+    pub async fn hashing(&self) -> Result<tokio::sync::SemaphorePermit<'_>, error::PageError> {
+        self.hashing
+            .acquire()
+            .await
+            .map_err(|err| error::PageError::Internal(err.into()))
+    }
+
+    /// The API reference's content, rendered on first use from `render`.
+    pub fn docs(&self, render: impl FnOnce() -> String) -> &str {
+        self.docs.get_or_init(render)
+    }
 }
+
+/// Password hashes computed at once.
+pub const HASHES_AT_ONCE: usize = 4;
 
 /// The dashboard's routes (the server merges them beside the API and adds its layers); `S`
 /// is the state type of the router they join.

@@ -183,6 +183,7 @@ impl FromRequestParts<Arc<Dashboard>> for SignedIn {
 }
 
 /// Public pages take `Option<SignedIn>`: the header then shows the developer's navigation.
+/// A store that fails here makes the visitor anonymous, never the page unavailable.
 impl OptionalFromRequestParts<Arc<Dashboard>> for SignedIn {
     type Rejection = Response;
 
@@ -190,7 +191,7 @@ impl OptionalFromRequestParts<Arc<Dashboard>> for SignedIn {
         parts: &mut Parts,
         dashboard: &Arc<Dashboard>,
     ) -> Result<Option<Self>, Self::Rejection> {
-        Self::lookup(parts, dashboard).await
+        Ok(Self::lookup(parts, dashboard).await.unwrap_or(None))
     }
 }
 

@@ -11,12 +11,14 @@ use std::sync::Mutex;
 
 use chrono::{DateTime, Duration, Utc};
 
-/// Failed sign-ins allowed per address in [`WINDOW`].
+/// Failed sign-ins allowed per address in [`window`].
 pub const FAILURES_PER_ADDRESS: usize = 20;
-/// Failed sign-ins allowed per account in [`WINDOW`].
+/// Failed sign-ins allowed per account in [`window`].
 pub const FAILURES_PER_ACCOUNT: usize = 5;
-/// Mails one address may have sent in [`WINDOW`].
+/// Mails one address may have sent in [`window`].
 pub const MAILS_PER_ADDRESS: usize = 5;
+/// Buckets kept before old ones are dropped.
+const MAX_BUCKETS: usize = 100_000;
 
 /// How far back attempts count.
 pub fn window() -> Duration {
@@ -71,14 +73,29 @@ impl Throttle {
     /// Counts an attempt of `bucket` at `now`.
     pub fn record(&self, bucket: Bucket, now: DateTime<Utc>) {
         let mut attempts = self.attempts.lock().unwrap_or_else(|e| e.into_inner());
-        if attempts.len() > 100_000 {
-            // Bounded memory under a flood: forget windows that have passed.
+        if attempts.len() >= MAX_BUCKETS {
+            // Bounded memory under a flood: forget windows that have passed, and when the
+            // flood is that wide, everything (the limits restart for everyone).
             attempts.retain(|_, times| times.back().is_some_and(|t| *t + window() > now));
+            if attempts.len() >= MAX_BUCKETS {
+                tracing::warn!("sign-in throttling forgot its counts under a flood");
+                attempts.clear();
+            }
         }
         let times = attempts.entry(bucket).or_default();
         times.push_back(now);
         while times.len() > FAILURES_PER_ADDRESS {
             times.pop_front();
+        }
+    }
+
+    /// Takes back the attempt of `bucket` counted at `at` (a sign-in that succeeded).
+    pub fn forget(&self, bucket: &Bucket, at: DateTime<Utc>) {
+        let mut attempts = self.attempts.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(times) = attempts.get_mut(bucket)
+            && let Some(position) = times.iter().rposition(|t| *t == at)
+        {
+            times.remove(position);
         }
     }
 

@@ -1077,8 +1077,15 @@ pub fn refunds_take_back_the_refunded_share<S: DeveloperStore>(fresh: &Fresh<'_,
 
     assert!(matches!(
         apply(store, "evt_r4", refund("pi_unknown", 100)),
-        PaymentOutcome::Rejected(_)
+        PaymentOutcome::NotYet(_)
     ));
+    assert!(
+        matches!(
+            apply(store, "evt_r4", refund("pi_unknown", 100)),
+            PaymentOutcome::NotYet(_)
+        ),
+        "a refund before its payment is not recorded: its next delivery is applied"
+    );
     assert_eq!(balance(store, id), 0);
 }
 

@@ -17,7 +17,7 @@ use crate::rules::{
     CREDITS_ADD_OPERATION, balance_too_large, max_balance_before_adding, validate_amount,
     validate_name,
 };
-use crate::store::{AccountError, Email};
+use crate::store::{AccountError, Email, LedgerEntry};
 use crate::time::from_unix_millis;
 
 /// The tables version 2 adds (instants in Unix milliseconds, days as `YYYY-MM-DD`).
@@ -312,6 +312,14 @@ fn apply_checkout(
             topup.id
         )));
     }
+    if target == TopupStatus::Pending && topup.status != TopupStatus::Pending {
+        // A completed-but-unpaid checkout told after its failure or expiry.
+        return Ok(PaymentOutcome::Ignored(format!(
+            "top-up {} is already {}",
+            topup.id,
+            topup.status.as_str()
+        )));
+    }
     if target != TopupStatus::Paid {
         set_status(tx, &topup, target, facts, now)?;
         return Ok(PaymentOutcome::Updated {
@@ -360,8 +368,8 @@ fn apply_refund(
         .optional()
         .map_err(storage)?;
     let Some(id) = id else {
-        return Ok(PaymentOutcome::Rejected(format!(
-            "no paid top-up for payment {payment_intent}"
+        return Ok(PaymentOutcome::NotYet(format!(
+            "no paid top-up for payment {payment_intent} yet"
         )));
     };
     let topup = read_topup(tx, id)?;
@@ -439,6 +447,49 @@ fn outcome_text(outcome: &PaymentOutcome) -> String {
         PaymentOutcome::Refunded { credits, .. } => format!("refunded {credits}"),
         PaymentOutcome::Ignored(why) => format!("ignored: {why}"),
         PaymentOutcome::Rejected(why) => format!("rejected: {why}"),
+        PaymentOutcome::NotYet(why) => format!("not yet: {why}"),
+    }
+}
+
+/// The top-up an outcome is about and the activity line its owner sees (none for
+/// duplicates and ignored events).
+fn outcome_activity(
+    event: &PaymentEvent,
+    outcome: &PaymentOutcome,
+) -> Option<(i64, &'static str, String)> {
+    match outcome {
+        PaymentOutcome::Credited {
+            topup_id, credits, ..
+        } => Some((
+            *topup_id,
+            "topup_paid",
+            format!("top-up {topup_id}: {credits} credits added"),
+        )),
+        PaymentOutcome::Updated { topup_id, status } => Some((
+            *topup_id,
+            "topup_updated",
+            format!("top-up {topup_id}: {}", status.as_str()),
+        )),
+        PaymentOutcome::Refunded { topup_id, credits } => Some((
+            *topup_id,
+            "topup_refunded",
+            format!("top-up {topup_id}: {credits} credits taken back"),
+        )),
+        PaymentOutcome::Rejected(why) => {
+            let topup_id = match &event.kind {
+                PaymentEventKind::CheckoutCompleted(facts)
+                | PaymentEventKind::PaymentSucceeded(facts)
+                | PaymentEventKind::PaymentFailed(facts)
+                | PaymentEventKind::CheckoutExpired(facts) => facts.topup_id?,
+                PaymentEventKind::Refunded { .. } => return None,
+            };
+            Some((
+                topup_id,
+                "topup_rejected",
+                format!("a payment event was refused, nothing credited ({why}); contact support"),
+            ))
+        }
+        _ => None,
     }
 }
 
@@ -943,6 +994,27 @@ impl DeveloperStore for SqliteAccountStore {
                     now,
                 )?,
             };
+            if let PaymentOutcome::NotYet(_) = outcome {
+                return Ok(outcome);
+            }
+            if let Some((topup_id, kind, detail)) = outcome_activity(event, &outcome) {
+                let owner: Option<i64> = tx
+                    .query_row(
+                        "SELECT account_id FROM topups WHERE id = ?1",
+                        params![topup_id],
+                        |row| row.get(0),
+                    )
+                    .optional()
+                    .map_err(storage)?;
+                if let Some(owner) = owner {
+                    tx.execute(
+                        "INSERT INTO activity (account_id, kind, detail, created_at)
+                         VALUES (?1, ?2, ?3, ?4)",
+                        params![owner, kind, detail, millis(now)],
+                    )
+                    .map_err(storage)?;
+                }
+            }
             tx.execute(
                 "INSERT INTO payment_events (event_id, topup_id, outcome, received_at)
                  VALUES (?1, ?2, ?3, ?4)",
@@ -955,6 +1027,54 @@ impl DeveloperStore for SqliteAccountStore {
             )
             .map_err(storage)?;
             Ok(outcome)
+        })
+    }
+
+    fn recent_ledger(
+        &self,
+        account: AccountId,
+        limit: u32,
+    ) -> Result<Vec<LedgerEntry>, DeveloperError> {
+        self.read_with(|conn| {
+            require_account(conn, account)?;
+            let mut stmt = conn
+                .prepare(
+                    "SELECT id, key_id, request_id, operation, amount, balance_after, created_at
+                     FROM ledger WHERE account_id = ?1 ORDER BY id DESC LIMIT ?2",
+                )
+                .map_err(storage)?;
+            type Row = (i64, Option<String>, Option<String>, String, i64, i64, i64);
+            let rows = stmt
+                .query_map(params![account.get(), limit], |row| {
+                    Ok((
+                        row.get(0)?,
+                        row.get(1)?,
+                        row.get(2)?,
+                        row.get(3)?,
+                        row.get(4)?,
+                        row.get(5)?,
+                        row.get(6)?,
+                    ))
+                })
+                .map_err(storage)?
+                .collect::<Result<Vec<Row>, _>>()
+                .map_err(storage)?;
+            rows.into_iter()
+                .map(
+                    |(id, key, request_id, operation, amount, balance_after, created_at)| {
+                        Ok(LedgerEntry {
+                            id,
+                            account_id: account,
+                            key_id: key.as_deref().map(key_id).transpose()?,
+                            request_id,
+                            operation,
+                            amount,
+                            balance_after: to_u64(balance_after)?,
+                            created_at: from_unix_millis(created_at),
+                        })
+                    },
+                )
+                .collect()
         })
     }
 

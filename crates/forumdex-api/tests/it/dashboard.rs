@@ -80,18 +80,28 @@ async fn post(app: &TestApp, path: &str, browser: Option<&Browser>, form: &[(&st
 }
 
 /// The newest mail's link to `path` (`/verify` or `/password/reset`), as a path with query.
-fn mailed_link(dir: &Path, path: &str) -> String {
-    let mut files: Vec<_> = std::fs::read_dir(dir.join("outbox"))
-        .expect("an outbox")
-        .map(|entry| entry.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "eml"))
-        .collect();
-    files.sort();
-    let text = std::fs::read_to_string(files.last().expect("a mail")).unwrap();
-    let start = text
-        .find(&format!("{path}?token="))
-        .expect("a link in the mail");
-    text[start..].lines().next().unwrap().trim().to_owned()
+/// Some mail is sent after the answer (password resets): it waits for it, up to 10 s.
+async fn mailed_link(dir: &Path, path: &str) -> String {
+    let needle = format!("{path}?token=");
+    for _ in 0..200 {
+        let mut files: Vec<_> = std::fs::read_dir(dir.join("outbox"))
+            .map(|entries| {
+                entries
+                    .map(|entry| entry.unwrap().path())
+                    .filter(|p| p.extension().is_some_and(|e| e == "eml"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        files.sort();
+        if let Some(newest) = files.last() {
+            let text = std::fs::read_to_string(newest).unwrap();
+            if let Some(start) = text.find(&needle) {
+                return text[start..].lines().next().unwrap().trim().to_owned();
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("no mail with a {path} link arrived");
 }
 
 fn mail_count(dir: &Path) -> usize {
@@ -127,7 +137,7 @@ async fn sign_up(app: &TestApp, email: &str) {
 }
 
 async fn verify(app: &TestApp) {
-    let link = mailed_link(app.dir.path(), "/verify");
+    let link = mailed_link(app.dir.path(), "/verify").await;
     let page = get(app, &link, None).await;
     assert_eq!(page.status, 303, "{}", page.body);
     assert_eq!(page.location.as_deref(), Some("/login?verified=1"));
@@ -377,6 +387,35 @@ async fn sign_in_refuses_wrong_passwords_unverified_addresses_and_too_many_tries
 }
 
 #[tokio::test]
+async fn sign_in_goes_back_only_to_a_page_of_this_site() {
+    let app = app().await;
+    developer(&app, "dev@example.com").await;
+    for (next, expected) in [
+        ("/dashboard/usage", "/dashboard/usage"),
+        ("//evil.example", "/dashboard"),
+        ("/\t/evil.example", "/dashboard"),
+        ("/\n/evil.example", "/dashboard"),
+        ("/ /evil.example", "/dashboard"),
+        ("/\\evil.example", "/dashboard"),
+        ("https://evil.example/", "/dashboard"),
+    ] {
+        let next = next.replace("\\t", "\t").replace("\\n", "\n");
+        let page = post(
+            &app,
+            "/login",
+            None,
+            &[
+                ("email", "dev@example.com"),
+                ("password", PASSWORD),
+                ("next", &next),
+            ],
+        )
+        .await;
+        assert_eq!(page.location.as_deref(), Some(expected), "next={next:?}");
+    }
+}
+
+#[tokio::test]
 async fn sign_up_never_tells_whether_an_address_is_taken() {
     let app = app().await;
     sign_up(&app, "dev@example.com").await;
@@ -484,6 +523,15 @@ async fn forms_without_this_sites_token_or_origin_are_refused() {
         .header(header::ORIGIN, "https://evil.example")
         .form(&[("email", "dev@example.com"), ("password", PASSWORD)]);
     assert_eq!(app.send(foreign).await.unwrap().status(), 403);
+    let unmarked = app
+        .client
+        .post(app.url("/login"))
+        .form(&[("email", "dev@example.com"), ("password", PASSWORD)]);
+    assert_eq!(
+        app.send(unmarked).await.unwrap().status(),
+        403,
+        "a form a browser did not mark as this site's"
+    );
     let account = account_of(&app, "dev@example.com");
     assert!(
         app.accounts.list_keys(account).unwrap().is_empty(),
@@ -634,7 +682,7 @@ async fn a_password_reset_works_once_and_signs_out_everywhere() {
     )
     .await;
     assert_eq!(asked.location.as_deref(), Some("/password/sent"));
-    let link = mailed_link(app.dir.path(), "/password/reset");
+    let link = mailed_link(app.dir.path(), "/password/reset").await;
     assert_eq!(
         get(&app, &link, None).await.status,
         200,
@@ -733,6 +781,10 @@ async fn webhooks_credit_once_and_refuse_what_they_cannot_trust() {
     assert_eq!(deliver(&app, body.clone(), "").await.0, 400);
     assert_eq!(app.accounts.balance(account).unwrap(), 2);
 
+    // A refund delivered before its payment is asked for again (503), not lost.
+    let (early, early_sig) = provider.refund_event(topup.id, 100, 100, "usd", now);
+    assert_eq!(deliver(&app, early.clone(), &early_sig).await.0, 503);
+
     // The right event credits once, however often it is delivered.
     for _ in 0..3 {
         assert_eq!(deliver(&app, body.clone(), &sig).await.0, 200);
@@ -752,6 +804,13 @@ async fn webhooks_credit_once_and_refuse_what_they_cannot_trust() {
     let (body, sig) = provider.refund_event(topup.id, 100, 100, "usd", now);
     assert_eq!(deliver(&app, body, &sig).await.0, 200);
     assert_eq!(app.accounts.balance(account).unwrap(), 2);
+    let (status, text) = deliver(&app, early, &early_sig).await;
+    assert_eq!(status, 200, "the early delivery again, now applied: {text}");
+    assert_eq!(
+        app.accounts.balance(account).unwrap(),
+        2,
+        "a refund counts once"
+    );
     let ledger = app.accounts.ledger(account).unwrap();
     let topups: Vec<_> = ledger
         .iter()

@@ -21,7 +21,7 @@ use serde::Deserialize;
 use crate::error::{PageError, PageForm, blocking};
 use crate::layout::Flash;
 use crate::mail::Mail;
-use crate::pages::{client_key, respond};
+use crate::pages::{CsrfForm, client_key, respond};
 use crate::session::{self, SignedIn};
 use crate::throttle::{Bucket, describe_wait};
 use crate::{ClientAddr, Dashboard, password};
@@ -49,12 +49,6 @@ pub struct Credentials {
 #[derive(Debug, Deserialize)]
 pub struct AddressForm {
     email: String,
-}
-
-/// A form carrying only the session's CSRF token.
-#[derive(Debug, Deserialize)]
-pub struct CsrfForm {
-    csrf: String,
 }
 
 /// A token in the address (`?token=`).
@@ -174,6 +168,29 @@ async fn mail_link(
     .await
 }
 
+/// Mails a `purpose` link to `email` when it has a login that needs one (an unverified one
+/// for verification), after the answer: the answer takes as long whether or not the address
+/// has an account, and says nothing about it. Failures are logged.
+fn mail_in_background(dashboard: Arc<Dashboard>, email: Email, purpose: TokenPurpose) {
+    tokio::spawn(async move {
+        let store = Arc::clone(&dashboard.store);
+        let lookup = email.clone();
+        let outcome = async {
+            let login = blocking(move || Ok(store.login_by_email(&lookup)?)).await?;
+            let wanted = login.filter(|login| {
+                purpose == TokenPurpose::ResetPassword || login.verified_at.is_none()
+            });
+            match wanted {
+                Some(login) => mail_link(&dashboard, login.account_id, &email, purpose).await,
+                None => Ok(()),
+            }
+        };
+        if let Err(err) = outcome.await {
+            tracing::error!(error = %err, purpose = purpose.as_str(), "mailing a link failed");
+        }
+    });
+}
+
 async fn send(dashboard: &Dashboard, mail: Mail) -> Result<(), PageError> {
     dashboard.mailer.send(&mail).await.map_err(|err| {
         tracing::error!(error = %err, "sending mail failed");
@@ -199,6 +216,7 @@ pub async fn signup(
         return Ok(refuse_signup(email.as_str(), why));
     }
     check_mail_quota(&dashboard, &client_key(addr))?;
+    let _hashing = dashboard.hashing().await?;
     let store = Arc::clone(&dashboard.store);
     let now = (dashboard.now)();
     let new_email = email.clone();
@@ -310,18 +328,7 @@ pub async fn resend_verification(
         return Ok(Redirect::to("/signup/sent").into_response());
     };
     check_mail_quota(&dashboard, &client_key(addr))?;
-    let store = Arc::clone(&dashboard.store);
-    let lookup = email.clone();
-    let login = blocking(move || Ok(store.login_by_email(&lookup)?)).await?;
-    if let Some(login) = login.filter(|login| login.verified_at.is_none()) {
-        mail_link(
-            &dashboard,
-            login.account_id,
-            &email,
-            TokenPurpose::VerifyEmail,
-        )
-        .await?;
-    }
+    mail_in_background(dashboard, email, TokenPurpose::VerifyEmail);
     Ok(Redirect::to("/signup/sent").into_response())
 }
 
@@ -366,9 +373,13 @@ pub async fn login_form(Query(query): Query<LoginQuery>) -> Response {
     )
 }
 
-/// Where to go after signing in: a local path only (never another site).
+/// Where to go after signing in: a local path only (never another site; browsers drop tabs
+/// and line breaks from addresses, so `/\t/evil.example` would read `//evil.example`).
 fn local_path(next: &str) -> &str {
-    let local = next.starts_with('/') && !next.starts_with("//") && !next.contains('\\');
+    let local = next.starts_with('/')
+        && !next.starts_with("//")
+        && !next.contains('\\')
+        && !next.chars().any(|c| c.is_control() || c.is_whitespace());
     if local && !next.starts_with("/login") {
         next
     } else {
@@ -411,6 +422,11 @@ pub async fn login(
             ));
         }
     }
+    // Counted before the password is checked, so attempts sent at once cannot all pass the
+    // limit; a success takes its attempt back.
+    dashboard.throttle.record(by_address.clone(), now);
+    dashboard.throttle.record(by_account.clone(), now);
+    let _hashing = dashboard.hashing().await?;
     let store = Arc::clone(&dashboard.store);
     let secret = form.password.clone();
     let lookup = email.clone();
@@ -428,8 +444,6 @@ pub async fn login(
     })
     .await?;
     let Some(login) = checked else {
-        dashboard.throttle.record(by_address, now);
-        dashboard.throttle.record(by_account, now);
         return Ok(refuse(StatusCode::UNAUTHORIZED, "Wrong email or password."));
     };
     if login.verified_at.is_none() {
@@ -444,6 +458,7 @@ pub async fn login(
         ));
     }
     dashboard.throttle.clear(&by_account);
+    dashboard.throttle.forget(&by_address, now);
     let token = session::new_token();
     let hash = TokenHash::of(&token);
     let store = Arc::clone(&dashboard.store);
@@ -539,18 +554,7 @@ pub async fn forgot(
         return Ok(Redirect::to("/password/sent").into_response());
     };
     check_mail_quota(&dashboard, &client_key(addr))?;
-    let store = Arc::clone(&dashboard.store);
-    let lookup = email.clone();
-    let login = blocking(move || Ok(store.login_by_email(&lookup)?)).await?;
-    if let Some(login) = login {
-        mail_link(
-            &dashboard,
-            login.account_id,
-            &email,
-            TokenPurpose::ResetPassword,
-        )
-        .await?;
-    }
+    mail_in_background(dashboard, email, TokenPurpose::ResetPassword);
     Ok(Redirect::to("/password/sent").into_response())
 }
 
@@ -607,6 +611,7 @@ pub async fn reset(
             reset_content(&form.token),
         ));
     }
+    let _hashing = dashboard.hashing().await?;
     let store = Arc::clone(&dashboard.store);
     let now = (dashboard.now)();
     let credits = dashboard.config.signup_credits;

@@ -14,6 +14,7 @@ use forumdex_payments::{CheckoutRequest, TestOutcome};
 use maud::{Markup, html};
 use serde::Deserialize;
 
+use crate::config::format_money;
 use crate::error::{PageError, PageForm, blocking};
 use crate::layout::Flash;
 use crate::pages::overview::LOW_BALANCE;
@@ -23,7 +24,7 @@ use crate::session::SignedIn;
 use crate::{Dashboard, Payments};
 
 /// Ledger rows shown.
-const LEDGER_ROWS: usize = 100;
+const LEDGER_ROWS: u32 = 100;
 
 /// `?topup=` after a checkout.
 #[derive(Debug, Default, Deserialize)]
@@ -46,15 +47,6 @@ pub struct CheckoutForm {
 pub struct TestCheckoutForm {
     csrf: String,
     outcome: String,
-}
-
-fn money(cents: u64, currency: &str) -> String {
-    format!(
-        "{}.{:02} {}",
-        cents / 100,
-        cents % 100,
-        currency.to_uppercase()
-    )
 }
 
 fn status_badge(status: TopupStatus) -> Markup {
@@ -95,7 +87,7 @@ pub async fn page(
         Ok((
             store.balance(account)?,
             store.topups(account)?,
-            store.ledger(account)?,
+            store.recent_ledger(account, LEDGER_ROWS)?,
         ))
     })
     .await?;
@@ -138,9 +130,9 @@ pub async fn page(
                     tr data-topup-id=(topup.id) {
                         td { (when(topup.created_at)) }
                         td.num { (topup.credits) }
-                        td { (money(topup.amount_cents, &topup.currency)) }
+                        td { (format_money(topup.amount_cents, &topup.currency)) }
                         td { (status_badge(topup.status)) }
-                        td { @if topup.refunded_cents > 0 { (money(topup.refunded_cents, &topup.currency)) " (" (topup.refunded_credits) " credits)" } }
+                        td { @if topup.refunded_cents > 0 { (format_money(topup.refunded_cents, &topup.currency)) " (" (topup.refunded_credits) " credits)" } }
                     }
                 } }
             } }
@@ -149,7 +141,7 @@ pub async fn page(
         p { "Every change to your balance, newest first (the latest " (LEDGER_ROWS) ")." }
         div.table-wrap { table #ledger {
             thead { tr { th { "When" } th { "What" } th.num { "Credits" } th.num { "Balance" } } }
-            tbody { @for row in ledger.iter().rev().take(LEDGER_ROWS) {
+            tbody { @for row in &ledger {
                 tr {
                     td { (when(row.created_at)) }
                     td { code { (row.operation) } }
@@ -260,7 +252,7 @@ pub async fn test_checkout_page(
         dl {
             dt { "Order" } dd { "top-up " (topup.id) }
             dt { "Credits" } dd { (topup.credits) }
-            dt { "Price" } dd { (money(topup.amount_cents, &topup.currency)) }
+            dt { "Price" } dd { (format_money(topup.amount_cents, &topup.currency)) }
             dt { "Status" } dd { (status_badge(topup.status)) }
         }
         form #test-checkout.buttons method="post" action=(format!("/dashboard/test-checkout/{}", topup.id)) {

@@ -19,7 +19,7 @@ use serde::Deserialize;
 
 use crate::error::{PageError, PageForm, blocking};
 use crate::layout::Flash;
-use crate::pages::{respond, when, when_or};
+use crate::pages::{CsrfForm, respond, when, when_or};
 use crate::session::SignedIn;
 use crate::{ClientAddr, Dashboard};
 
@@ -67,12 +67,6 @@ pub struct AllowForm {
     csrf: String,
     #[serde(default)]
     allow: String,
-}
-
-/// A form carrying only the CSRF token.
-#[derive(Debug, Deserialize)]
-pub struct CsrfForm {
-    csrf: String,
 }
 
 /// The status badge of a key.

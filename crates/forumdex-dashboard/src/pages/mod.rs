@@ -21,6 +21,13 @@ use maud::Markup;
 use crate::ClientAddr;
 use crate::layout::{Flash, Nav, page};
 
+/// A form carrying only the session's CSRF token.
+#[derive(Debug, serde::Deserialize)]
+pub struct CsrfForm {
+    /// The token.
+    pub csrf: String,
+}
+
 /// A rendered page with its status.
 pub fn respond(
     status: StatusCode,

@@ -29,19 +29,23 @@ pub async fn home_page(
     )
 }
 
-/// `GET /docs`: the API reference, rendered from the served OpenAPI document.
+/// `GET /docs`: the API reference, rendered from the served OpenAPI document (once: the
+/// document is compiled in).
 pub async fn docs_page(
     State(dashboard): State<Arc<Dashboard>>,
     signed_in: Option<SignedIn>,
 ) -> Response {
-    let document: serde_json::Value =
-        serde_json::from_str(forumdex_types::OPENAPI).unwrap_or_default();
+    let content = dashboard.docs(|| {
+        let document: serde_json::Value =
+            serde_json::from_str(forumdex_types::OPENAPI).unwrap_or_default();
+        docs::render(&document, &dashboard.config.base_url).into_string()
+    });
     let nav = signed_in.as_ref().map(SignedIn::nav);
     respond(
         StatusCode::OK,
         "API reference",
         nav.as_ref(),
         None,
-        docs::render(&document, &dashboard.config.base_url),
+        maud::PreEscaped(content.to_owned()),
     )
 }

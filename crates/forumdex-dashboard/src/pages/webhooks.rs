@@ -1,7 +1,9 @@
 //! `POST /webhooks/payments`: the payment provider's signed events. The signature
 //! (`Stripe-Signature`: `t=...,v1=...`, HMAC-SHA256 of `t.` + the raw body, five minutes of
 //! tolerance, constant-time comparison) is checked before anything is read; the event is
-//! then applied by the store in one transaction (each event id once). The test provider's
+//! then applied by the store in one transaction (each event id once, with the owner's
+//! activity line). An event ahead of its payment (a refund first) answers 503, so the
+//! provider delivers it again. The test provider's
 //! Pay / Fail / Expire buttons go through [`deliver`] exactly like a delivery over HTTP.
 
 use std::sync::Arc;
@@ -67,31 +69,6 @@ fn to_payment_event(event: WebhookEvent) -> Option<PaymentEvent> {
     })
 }
 
-/// The top-up an outcome changed and what the activity log says of it (none for
-/// duplicates, ignored and rejected events).
-fn activity(outcome: &PaymentOutcome) -> Option<(i64, &'static str, String)> {
-    match outcome {
-        PaymentOutcome::Credited {
-            topup_id, credits, ..
-        } => Some((
-            *topup_id,
-            "topup_paid",
-            format!("top-up {topup_id}: {credits} credits added"),
-        )),
-        PaymentOutcome::Updated { topup_id, status } => Some((
-            *topup_id,
-            "topup_updated",
-            format!("top-up {topup_id}: {}", status.as_str()),
-        )),
-        PaymentOutcome::Refunded { topup_id, credits } => Some((
-            *topup_id,
-            "topup_refunded",
-            format!("top-up {topup_id}: {credits} credits taken back"),
-        )),
-        _ => None,
-    }
-}
-
 /// Verifies, reads and applies one delivery.
 pub async fn deliver(
     dashboard: &Arc<Dashboard>,
@@ -114,16 +91,9 @@ pub async fn deliver(
         return Ok(PaymentOutcome::Ignored("event type not used".to_owned()));
     };
     let store = Arc::clone(&dashboard.store);
-    blocking(move || {
-        let outcome = store.apply_payment_event(&event, now)?;
-        if let Some((topup_id, kind, detail)) = activity(&outcome) {
-            let account = store.topup(topup_id)?.account_id;
-            store.record_activity(account, kind, &detail, now)?;
-        }
-        Ok(outcome)
-    })
-    .await
-    .map_err(DeliveryError::Store)
+    blocking(move || Ok(store.apply_payment_event(&event, now)?))
+        .await
+        .map_err(DeliveryError::Store)
 }
 
 /// `POST /webhooks/payments`.
@@ -137,9 +107,16 @@ pub async fn receive(
         .and_then(|value| value.to_str().ok())
         .unwrap_or("");
     match deliver(&dashboard, header, &body).await {
+        Ok(PaymentOutcome::NotYet(why)) => {
+            tracing::info!(reason = %why, "payment event ahead of its payment; asked to deliver again");
+            json_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the payment this event is about is not recorded yet; deliver again later",
+            )
+        }
         Ok(outcome) => {
             if let PaymentOutcome::Rejected(why) = &outcome {
-                tracing::warn!(reason = %why, "payment event rejected: nothing credited");
+                tracing::error!(reason = %why, "payment event rejected: nothing credited");
             }
             Json(json!({ "received": true, "outcome": format!("{outcome:?}") })).into_response()
         }
