@@ -386,6 +386,57 @@ fn insert_ledger(tx: &Connection, row: NewLedgerRow<'_>) -> Result<(), AccountEr
     .map_err(AccountError::storage)
 }
 
+/// The ledger of `account`: all of it oldest first, or the newest `newest` rows newest first.
+fn ledger_rows(
+    conn: &Connection,
+    account: AccountId,
+    newest: Option<u32>,
+) -> Result<Vec<LedgerEntry>, AccountError> {
+    require_account(conn, account)?;
+    let order = match newest {
+        None => "ORDER BY id".to_owned(),
+        Some(limit) => format!("ORDER BY id DESC LIMIT {limit}"),
+    };
+    let mut stmt = conn
+        .prepare(&format!(
+            "SELECT id, key_id, request_id, operation, amount, balance_after, created_at
+             FROM ledger WHERE account_id = ?1 {order}"
+        ))
+        .map_err(AccountError::storage)?;
+    type Row = (i64, Option<String>, Option<String>, String, i64, i64, i64);
+    let rows = stmt
+        .query_map(params![account.get()], |row| {
+            Ok((
+                row.get(0)?,
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+                row.get(4)?,
+                row.get(5)?,
+                row.get(6)?,
+            ))
+        })
+        .map_err(AccountError::storage)?
+        .collect::<Result<Vec<Row>, _>>()
+        .map_err(AccountError::storage)?;
+    rows.into_iter()
+        .map(
+            |(row_id, key, request_id, operation, amount, balance_after, created_at)| {
+                Ok(LedgerEntry {
+                    id: row_id,
+                    account_id: account,
+                    key_id: key.as_deref().map(key_id).transpose()?,
+                    request_id,
+                    operation,
+                    amount,
+                    balance_after: to_u64(balance_after)?,
+                    created_at: from_unix_millis(created_at),
+                })
+            },
+        )
+        .collect()
+}
+
 impl AccountStore for SqliteAccountStore {
     fn create_account(
         &self,
@@ -545,47 +596,7 @@ impl AccountStore for SqliteAccountStore {
     }
 
     fn ledger(&self, id: AccountId) -> Result<Vec<LedgerEntry>, AccountError> {
-        self.with_conn(|conn| {
-            require_account(conn, id)?;
-            let mut stmt = conn
-                .prepare(
-                    "SELECT id, key_id, request_id, operation, amount, balance_after, created_at
-                     FROM ledger WHERE account_id = ?1 ORDER BY id",
-                )
-                .map_err(AccountError::storage)?;
-            type Row = (i64, Option<String>, Option<String>, String, i64, i64, i64);
-            let rows = stmt
-                .query_map(params![id.get()], |row| {
-                    Ok((
-                        row.get(0)?,
-                        row.get(1)?,
-                        row.get(2)?,
-                        row.get(3)?,
-                        row.get(4)?,
-                        row.get(5)?,
-                        row.get(6)?,
-                    ))
-                })
-                .map_err(AccountError::storage)?
-                .collect::<Result<Vec<Row>, _>>()
-                .map_err(AccountError::storage)?;
-            rows.into_iter()
-                .map(
-                    |(row_id, key, request_id, operation, amount, balance_after, created_at)| {
-                        Ok(LedgerEntry {
-                            id: row_id,
-                            account_id: id,
-                            key_id: key.as_deref().map(key_id).transpose()?,
-                            request_id,
-                            operation,
-                            amount,
-                            balance_after: to_u64(balance_after)?,
-                            created_at: from_unix_millis(created_at),
-                        })
-                    },
-                )
-                .collect()
-        })
+        self.with_conn(|conn| ledger_rows(conn, id, None))
     }
 
     fn create_key(

@@ -48,6 +48,7 @@ macro_rules! developer_store_conformance {
             a_refund_in_another_currency_is_rejected,
             concurrent_deliveries_credit_once,
             add_credits_once_is_idempotent,
+            recent_ledger_is_the_newest_rows,
         );
     };
 }
@@ -1252,4 +1253,19 @@ pub fn add_credits_once_is_idempotent<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
     }
     assert!(store.add_credits_once(id, 0, "grant-3", t0()).is_err());
     assert_eq!(balance(store, id), 55);
+}
+
+/// `recent_ledger` is the tail of `ledger`, newest first, at most `limit` rows.
+pub fn recent_ledger_is_the_newest_rows<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    store.add_credits(id, 10, t0()).expect("add");
+    spend(store, id, 4);
+    let all = store.ledger(id).expect("ledger");
+    assert_eq!(all.len(), 5);
+    let recent = store.recent_ledger(id, 3).expect("recent");
+    let expected: Vec<_> = all.iter().rev().take(3).cloned().collect();
+    assert_eq!(recent, expected);
+    assert_eq!(store.recent_ledger(id, 100).expect("all").len(), 5);
+    assert!(store.recent_ledger(missing_account(), 3).is_err());
 }

@@ -4,8 +4,8 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{
-    NewLedgerRow, SqliteAccountStore, account_id, corrupt, insert_ledger, key_id, millis,
-    require_account, to_i64, to_u64,
+    NewLedgerRow, SqliteAccountStore, account_id, corrupt, insert_ledger, key_id, ledger_rows,
+    millis, require_account, to_i64, to_u64,
 };
 use crate::developer::{
     Activity, CheckoutFacts, DeveloperError, DeveloperStore, Login, NewTopup, PaymentEvent,
@@ -1035,47 +1035,7 @@ impl DeveloperStore for SqliteAccountStore {
         account: AccountId,
         limit: u32,
     ) -> Result<Vec<LedgerEntry>, DeveloperError> {
-        self.read_with(|conn| {
-            require_account(conn, account)?;
-            let mut stmt = conn
-                .prepare(
-                    "SELECT id, key_id, request_id, operation, amount, balance_after, created_at
-                     FROM ledger WHERE account_id = ?1 ORDER BY id DESC LIMIT ?2",
-                )
-                .map_err(storage)?;
-            type Row = (i64, Option<String>, Option<String>, String, i64, i64, i64);
-            let rows = stmt
-                .query_map(params![account.get(), limit], |row| {
-                    Ok((
-                        row.get(0)?,
-                        row.get(1)?,
-                        row.get(2)?,
-                        row.get(3)?,
-                        row.get(4)?,
-                        row.get(5)?,
-                        row.get(6)?,
-                    ))
-                })
-                .map_err(storage)?
-                .collect::<Result<Vec<Row>, _>>()
-                .map_err(storage)?;
-            rows.into_iter()
-                .map(
-                    |(id, key, request_id, operation, amount, balance_after, created_at)| {
-                        Ok(LedgerEntry {
-                            id,
-                            account_id: account,
-                            key_id: key.as_deref().map(key_id).transpose()?,
-                            request_id,
-                            operation,
-                            amount,
-                            balance_after: to_u64(balance_after)?,
-                            created_at: from_unix_millis(created_at),
-                        })
-                    },
-                )
-                .collect()
-        })
+        Ok(self.with_conn(|conn| ledger_rows(conn, account, Some(limit)))?)
     }
 
     fn add_credits_once(
