@@ -373,6 +373,14 @@ pub trait DeveloperStore: AccountStore {
     /// Closes one session (idempotent).
     fn close_session(&self, token: &TokenHash) -> Result<(), DeveloperError>;
 
+    /// Deletes what can no longer be used at `now`: sessions past their absolute expiry or
+    /// unused for `idle`, and emailed tokens past theirs. Returns how many rows went.
+    fn purge_expired(
+        &self,
+        now: DateTime<Utc>,
+        idle: chrono::Duration,
+    ) -> Result<u64, DeveloperError>;
+
     /// Closes every session of the account; returns how many were open.
     fn close_sessions(&self, account: AccountId) -> Result<u64, DeveloperError>;
 

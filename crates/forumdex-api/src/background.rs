@@ -86,7 +86,8 @@ async fn flush_usage(app: Arc<App>) {
     }
 }
 
-/// Collects corpus versions no live snapshot can see, once a minute.
+/// Collects corpus versions no live snapshot can see, and deletes expired dashboard sessions
+/// and emailed tokens, once a minute.
 async fn collect_garbage(app: Arc<App>, maintenance: Arc<dyn CorpusMaintenance>) {
     let lifetime_ms = app.settings.snapshot_seconds as i64 * 1000;
     loop {
@@ -98,6 +99,15 @@ async fn collect_garbage(app: Arc<App>, maintenance: Arc<dyn CorpusMaintenance>)
             Ok(Ok(deleted)) => tracing::info!(deleted, "collected superseded corpus versions"),
             Ok(Err(err)) => tracing::warn!(error = %err, "corpus garbage collection failed"),
             Err(err) => tracing::warn!(error = %err, "corpus garbage collection task failed"),
+        }
+        let developers = Arc::clone(&app.developers);
+        let now = app.clock.now();
+        let idle = chrono::Duration::seconds(app.settings.session_idle_seconds as i64);
+        match tokio::task::spawn_blocking(move || developers.purge_expired(now, idle)).await {
+            Ok(Ok(0)) => {}
+            Ok(Ok(deleted)) => tracing::info!(deleted, "purged expired sessions and tokens"),
+            Ok(Err(err)) => tracing::warn!(error = %err, "purging expired sessions failed"),
+            Err(err) => tracing::warn!(error = %err, "purging expired sessions task failed"),
         }
     }
 }

@@ -49,6 +49,7 @@ macro_rules! developer_store_conformance {
             concurrent_deliveries_credit_once,
             add_credits_once_is_idempotent,
             recent_ledger_is_the_newest_rows,
+            expired_sessions_and_tokens_are_purged,
         );
     };
 }
@@ -1268,4 +1269,52 @@ pub fn recent_ledger_is_the_newest_rows<S: DeveloperStore>(fresh: &Fresh<'_, S>)
     assert_eq!(recent, expected);
     assert_eq!(store.recent_ledger(id, 100).expect("all").len(), 5);
     assert!(store.recent_ledger(missing_account(), 3).is_err());
+}
+
+/// `purge_expired` deletes sessions past either expiry and tokens past theirs, and nothing
+/// still usable.
+pub fn expired_sessions_and_tokens_are_purged<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let idle = Duration::minutes(30);
+    let (old, idle_one, live) = (
+        TokenHash::of("old"),
+        TokenHash::of("idle"),
+        TokenHash::of("live"),
+    );
+    store.open_session(&old, id, t0(), mins(10)).expect("open");
+    store
+        .open_session(&idle_one, id, t0(), mins(600))
+        .expect("open");
+    store
+        .open_session(&live, id, t0(), mins(600))
+        .expect("open");
+    store.touch_session(&live, mins(25), idle).expect("touch");
+    let (spent, fresh_token) = (TokenHash::of("spent"), TokenHash::of("fresh"));
+    store
+        .issue_token(TokenPurpose::VerifyEmail, &spent, id, t0(), mins(20))
+        .expect("issue");
+    store
+        .issue_token(
+            TokenPurpose::ResetPassword,
+            &fresh_token,
+            id,
+            t0(),
+            mins(120),
+        )
+        .expect("issue");
+    assert_eq!(store.purge_expired(mins(40), idle).expect("purge"), 3);
+    assert!(
+        store
+            .touch_session(&live, mins(41), idle)
+            .expect("touch")
+            .is_some()
+    );
+    assert_eq!(
+        store
+            .consume_token(TokenPurpose::ResetPassword, &fresh_token, mins(41))
+            .expect("consume"),
+        Some(id)
+    );
+    assert_eq!(store.purge_expired(mins(41), idle).expect("again"), 0);
 }

@@ -740,6 +740,25 @@ impl DeveloperStore for SqliteAccountStore {
         })
     }
 
+    fn purge_expired(&self, now: DateTime<Utc>, idle: Duration) -> Result<u64, DeveloperError> {
+        self.write_with(|tx| {
+            let now_ms = millis(now);
+            let sessions = tx
+                .execute(
+                    "DELETE FROM sessions WHERE expires_at <= ?1 OR last_seen_at <= ?2",
+                    params![now_ms, now_ms.saturating_sub(idle.num_milliseconds())],
+                )
+                .map_err(storage)?;
+            let tokens = tx
+                .execute(
+                    "DELETE FROM login_tokens WHERE expires_at <= ?1",
+                    params![now_ms],
+                )
+                .map_err(storage)?;
+            Ok((sessions + tokens) as u64)
+        })
+    }
+
     fn close_sessions(&self, account: AccountId) -> Result<u64, DeveloperError> {
         self.write_with(|tx| {
             let closed = tx
