@@ -470,11 +470,17 @@ pub async fn login(
         Ok(())
     })
     .await?;
-    let mut response = Redirect::to(local_path(&form.next)).into_response();
+    Ok(redirect_setting(
+        local_path(&form.next),
+        session::set_cookie(&dashboard, &token),
+    ))
+}
+
+/// A redirect to `to` that sets the session cookie to `cookie` (a new session, or none).
+fn redirect_setting(to: &str, cookie: axum::http::HeaderValue) -> Response {
+    let mut response = Redirect::to(to).into_response();
+    response.headers_mut().insert(header::SET_COOKIE, cookie);
     response
-        .headers_mut()
-        .insert(header::SET_COOKIE, session::set_cookie(&dashboard, &token));
-    Ok(response)
 }
 
 /// `POST /logout`.
@@ -492,11 +498,7 @@ pub async fn logout(
         Ok(())
     })
     .await?;
-    let mut response = Redirect::to("/").into_response();
-    response
-        .headers_mut()
-        .insert(header::SET_COOKIE, session::clear_cookie(&dashboard));
-    Ok(response)
+    Ok(redirect_setting("/", session::clear_cookie(&dashboard)))
 }
 
 /// `POST /logout/everywhere`: ends every session of the account, this one included.
@@ -519,11 +521,10 @@ pub async fn logout_everywhere(
         Ok(())
     })
     .await?;
-    let mut response = Redirect::to("/login").into_response();
-    response
-        .headers_mut()
-        .insert(header::SET_COOKIE, session::clear_cookie(&dashboard));
-    Ok(response)
+    Ok(redirect_setting(
+        "/login",
+        session::clear_cookie(&dashboard),
+    ))
 }
 
 /// `GET /password/forgot`.
