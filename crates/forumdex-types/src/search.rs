@@ -49,22 +49,106 @@ pub enum DateSource {
     IndexedAt,
 }
 
-/// What ranked a hit: BM25 times the quality factor, and the freshness and answer factors
-/// when they applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RankSource {
-    /// `"bm25+quality"`.
-    #[serde(rename = "bm25+quality")]
-    Bm25Quality,
-    /// `"bm25+quality+freshness"`.
-    #[serde(rename = "bm25+quality+freshness")]
-    Bm25QualityFreshness,
-    /// `"bm25+quality+answer"`.
-    #[serde(rename = "bm25+quality+answer")]
-    Bm25QualityAnswer,
-    /// `"bm25+quality+freshness+answer"`.
-    #[serde(rename = "bm25+quality+freshness+answer")]
-    Bm25QualityFreshnessAnswer,
+/// What ranked a hit: the signals that applied, served as their names joined by `+` in this
+/// order: the tiers `words` (several words: posts holding more of them first), `typo` (the
+/// hit matched a neighbour of a missing word), `proximity` and `exactness`, then
+/// `bm25+quality` (always), then `freshness` and `answer` when they applied; for example
+/// `"words+proximity+exactness+bm25+quality"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RankSource {
+    /// Posts holding more of the query's words ranked first.
+    pub words: bool,
+    /// The hit matched a dictionary neighbour of a word no post holds.
+    pub typo: bool,
+    /// Closeness of consecutive query words counted.
+    pub proximity: bool,
+    /// Words held as typed, not only by their stem, counted.
+    pub exactness: bool,
+    /// The freshness preference.
+    pub freshness: bool,
+    /// The answer boost of a question.
+    pub answer: bool,
+}
+
+/// The signal names of [`RankSource`], in their served order, `bm25` and `quality` always.
+const RANK_SIGNALS: [&str; 8] = [
+    "words",
+    "typo",
+    "proximity",
+    "exactness",
+    "bm25",
+    "quality",
+    "freshness",
+    "answer",
+];
+
+impl RankSource {
+    fn flags(&self) -> [bool; 8] {
+        [
+            self.words,
+            self.typo,
+            self.proximity,
+            self.exactness,
+            true,
+            true,
+            self.freshness,
+            self.answer,
+        ]
+    }
+}
+
+impl std::fmt::Display for RankSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = RANK_SIGNALS
+            .iter()
+            .zip(self.flags())
+            .filter_map(|(name, on)| on.then_some(*name))
+            .collect();
+        f.write_str(&names.join("+"))
+    }
+}
+
+impl std::str::FromStr for RankSource {
+    type Err = String;
+
+    /// Parses the served form; signals must appear in their order, `bm25+quality` included.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let mut flags = [false; 8];
+        let mut next = 0;
+        for name in text.split('+') {
+            let at = RANK_SIGNALS[next..]
+                .iter()
+                .position(|s| *s == name)
+                .map(|i| i + next)
+                .ok_or_else(|| format!("rank_source {text:?}: unexpected {name:?}"))?;
+            flags[at] = true;
+            next = at + 1;
+        }
+        if !(flags[4] && flags[5]) {
+            return Err(format!("rank_source {text:?}: bm25+quality missing"));
+        }
+        Ok(Self {
+            words: flags[0],
+            typo: flags[1],
+            proximity: flags[2],
+            exactness: flags[3],
+            freshness: flags[6],
+            answer: flags[7],
+        })
+    }
+}
+
+impl Serialize for RankSource {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for RankSource {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
 }
 
 /// SearchHit: one element of `hits` (the contract's fields plus `is_op`, `url` and

@@ -177,10 +177,12 @@ pub fn search_hit(mut hit: Hit, cached: &CachedImages, links: &Links) -> SearchH
 
 /// The wire value of the factors that ranked a hit.
 fn rank_source(factors: RankFactors) -> RankSource {
-    match (factors.freshness, factors.answer) {
-        (false, false) => RankSource::Bm25Quality,
-        (true, false) => RankSource::Bm25QualityFreshness,
-        (false, true) => RankSource::Bm25QualityAnswer,
-        (true, true) => RankSource::Bm25QualityFreshnessAnswer,
+    RankSource {
+        words: factors.words,
+        typo: factors.typo,
+        proximity: factors.proximity,
+        exactness: factors.exactness,
+        freshness: factors.freshness,
+        answer: factors.answer,
     }
 }

@@ -145,12 +145,18 @@ async fn lang_without_an_index_and_region_suffixes_answer_200() {
 async fn rank_source_names_the_factors_that_applied() {
     let fixture = fixture().await;
     for (query, rank_source) in [
-        ("?q=antminer", "bm25+quality"),
-        ("?q=antminer&freshness=1", "bm25+quality+freshness"),
-        ("?q=which%20antminer%20firmware", "bm25+quality+answer"),
+        ("?q=antminer", "exactness+bm25+quality"),
+        (
+            "?q=antminer&freshness=1",
+            "exactness+bm25+quality+freshness",
+        ),
+        (
+            "?q=which%20antminer%20firmware",
+            "words+proximity+exactness+bm25+quality+answer",
+        ),
         (
             "?q=which%20antminer%20firmware&freshness=1",
-            "bm25+quality+freshness+answer",
+            "words+proximity+exactness+bm25+quality+freshness+answer",
         ),
     ] {
         let (status, body) = get(&fixture, query).await;

@@ -8,3 +8,4 @@ mod ranking;
 mod sample;
 mod spelling;
 mod sync;
+mod tiers;

@@ -129,8 +129,15 @@ pub fn search_hit() -> SearchHit {
         spam_score: 0.25,
         ai_score: 0.125,
         health_score: 0.75,
-        rank_source: RankSource::Bm25QualityFreshnessAnswer,
-        ranking_model_version: "fdx-rank-1".to_owned(),
+        rank_source: RankSource {
+            words: true,
+            typo: false,
+            proximity: true,
+            exactness: true,
+            freshness: true,
+            answer: true,
+        },
+        ranking_model_version: "fdx-rank-2".to_owned(),
         search_index: "en".to_owned(),
     }
 }

@@ -1,0 +1,191 @@
+//! `<mark>`ed fragments of the title and text of each returned hit. A long text is
+//! highlighted in a window around its densest matches instead of analysed whole: the
+//! fragment is at most 200 characters, and analysing a long announcement whole cost more
+//! than the rest of its search.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
+use tantivy::query::Query;
+use tantivy::snippet::SnippetGenerator;
+
+use super::{Hit, Target};
+use crate::SearchError;
+use crate::index::Fields;
+
+/// Texts up to this many bytes are highlighted whole.
+const WHOLE_BYTES: usize = 2_400;
+/// The window of a longer text, in bytes, around its densest matches.
+const WINDOW_BYTES: usize = 1_200;
+/// Occurrences of each term looked at when choosing the window.
+const OCCURRENCES: usize = 64;
+
+/// Fills `highlight` with `<mark>`ed fragments of title and content.
+pub(super) fn highlight(
+    targets: &[Target],
+    queries: &[Option<Box<dyn Query>>],
+    fields: &Fields,
+    hits: &mut [(usize, Hit)],
+) -> Result<(), SearchError> {
+    let mut generators: HashMap<(usize, u32), SnippetGenerator> = HashMap::new();
+    let mut needles: HashMap<usize, Vec<String>> = HashMap::new();
+    for (at, hit) in hits.iter_mut() {
+        let Some(Some(query)) = queries.get(*at) else {
+            continue;
+        };
+        let needles = needles.entry(*at).or_insert_with(|| {
+            let mut terms = Vec::new();
+            query.query_terms(&mut |term, _| {
+                if term.field() == fields.content
+                    && let Some(text) = term.value().as_str()
+                    && !terms.iter().any(|t: &String| t == text)
+                {
+                    terms.push(needle(text).to_owned());
+                }
+            });
+            terms
+        });
+        for (name, field, max_chars) in [
+            ("title", fields.title_text, 300),
+            ("content", fields.content, 200),
+        ] {
+            let key = (*at, field.field_id());
+            let generator = match generators.entry(key) {
+                Entry::Occupied(entry) => entry.into_mut(),
+                Entry::Vacant(entry) => {
+                    let mut generator =
+                        SnippetGenerator::create(&targets[*at].searcher, &**query, field)?;
+                    generator.set_max_num_chars(max_chars);
+                    entry.insert(generator)
+                }
+            };
+            let source = if name == "title" {
+                &hit.title
+            } else {
+                window(&hit.content, needles)
+            };
+            let mut snippet = generator.snippet(source);
+            if snippet.highlighted().is_empty() {
+                continue;
+            }
+            snippet.set_snippet_prefix_postfix("<mark>", "</mark>");
+            hit.highlight
+                .insert(name.to_owned(), vec![snippet.to_html()]);
+        }
+    }
+    Ok(())
+}
+
+/// What finds a term's words in a text: the stem without its last letter when it has 5+
+/// letters (`difficulti` -> `difficult` finds "difficulty"), else its first 3 (`mine` ->
+/// `min` finds "mining").
+fn needle(stem: &str) -> &str {
+    let letters = stem.chars().count();
+    let keep = if letters >= 5 {
+        letters - 1
+    } else {
+        letters.min(3)
+    };
+    let end = stem
+        .char_indices()
+        .nth(keep)
+        .map_or(stem.len(), |(at, _)| at);
+    &stem[..end]
+}
+
+/// `text` when short; else the [`WINDOW_BYTES`] of it holding the most distinct `needles`
+/// (see [`needle`]), found by a case-insensitive search. The whole text when no needle is found that way (a folded
+/// accent, a stem that is no prefix).
+fn window<'a>(text: &'a str, needles: &[String]) -> &'a str {
+    if text.len() <= WHOLE_BYTES {
+        return text;
+    }
+    let lower = text.to_lowercase();
+    // Lowercasing keeps byte offsets for nearly every script; when not, ASCII letters only.
+    let lower = if lower.len() == text.len() {
+        lower
+    } else {
+        text.to_ascii_lowercase()
+    };
+    let mut found: Vec<(usize, usize)> = Vec::new();
+    for (which, needle) in needles.iter().enumerate() {
+        found.extend(
+            lower
+                .match_indices(needle.as_str())
+                .take(OCCURRENCES)
+                .map(|(at, _)| (at, which)),
+        );
+    }
+    if found.is_empty() {
+        return text;
+    }
+    found.sort_unstable();
+    let mut best = (0, found[0].0);
+    for (i, &(start, _)) in found.iter().enumerate() {
+        let mut distinct: Vec<usize> = found[i..]
+            .iter()
+            .take_while(|(at, _)| *at < start + WINDOW_BYTES / 2)
+            .map(|(_, which)| *which)
+            .collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if distinct.len() > best.0 {
+            best = (distinct.len(), start);
+        }
+    }
+    let start = char_boundary_at_or_before(text, best.1.saturating_sub(WINDOW_BYTES / 2));
+    let end = char_boundary_at_or_before(text, (start + WINDOW_BYTES).min(text.len()));
+    &text[start..end]
+}
+
+/// The largest character boundary of `text` at or before byte `at`.
+fn char_boundary_at_or_before(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_texts_are_highlighted_whole() {
+        assert_eq!(window("a short post", &["post".to_owned()]), "a short post");
+    }
+
+    #[test]
+    fn long_texts_are_cut_around_their_densest_matches() {
+        let filler = "lorem ipsum dolor ".repeat(400);
+        let text = format!("{filler} Mining difficulty retarget {filler} difficulty alone");
+        let needles: Vec<String> = ["difficulti", "mine", "retarget"]
+            .into_iter()
+            .map(|stem| needle(stem).to_owned())
+            .collect();
+        let cut = window(&text, &needles);
+        assert!(cut.len() <= WINDOW_BYTES);
+        assert!(cut.contains("Mining difficulty retarget"), "{cut}");
+    }
+
+    #[test]
+    fn needles_are_prefixes_of_the_words_of_a_stem() {
+        assert_eq!(needle("difficulti"), "difficult");
+        assert_eq!(needle("mine"), "min");
+        assert_eq!(needle("ab"), "ab");
+        assert_eq!(needle("биткоин"), "биткои");
+    }
+
+    #[test]
+    fn a_long_text_without_any_needle_stays_whole() {
+        let text = "Größe ".repeat(1_000);
+        assert_eq!(window(&text, &["unrelated".to_owned()]), text);
+    }
+
+    #[test]
+    fn windows_end_on_character_boundaries() {
+        let text = format!("{}bitcoin{}", "ж".repeat(2_000), "ж".repeat(2_000));
+        let cut = window(&text, &["bitcoin".to_owned()]);
+        assert!(cut.contains("bitcoin"));
+    }
+}

@@ -1,0 +1,464 @@
+//! Post search: every index that holds a word of the query (or a neighbour of a missing
+//! word) is searched with one tiered query ([`tiers`]), its best [`RERANK_DEPTH`] matches
+//! are re-ranked within their tiers ([`rerank`]), and the best [`SearchRequest::limit`] of
+//! all indexes are loaded and highlighted.
+//!
+//! - **Words and tiers.** The first [`words::MAX_QUERY_WORDS`] distinct words count. A post
+//!   holding more of them ranks above one holding fewer, whatever their BM25; then fewer
+//!   typo matches, then words standing closer, then words as typed rather than by stem,
+//!   then BM25 times the quality and freshness factors. A title word of an opening post
+//!   counts as a held word and adds `1.5 x IDF` to BM25, never more than a word.
+//! - **Typos.** A word of 4+ letters that no searched index holds matches its dictionary
+//!   neighbours within one edit (two for 8+ letters), the four most frequent, one tier below
+//!   an exact match. The query with each such word replaced by its most frequent neighbour
+//!   is `corrected_query` when a returned hit matched a neighbour, else `did_you_mean`. A
+//!   word the index holds is never corrected, unless the query finds nothing at all: then
+//!   each rare word (held by at most 2 posts) is replaced by a neighbour 10 times as
+//!   frequent, and that query's hits are returned with `corrected_query`.
+//! - **Languages.** `lang` selects the index of its two-letter base (`pt-BR` -> `pt`); a
+//!   language without an index gives zero hits. Without `lang` every index holding a query
+//!   word is searched and the matches are merged by tier, then score (BM25 of different
+//!   indexes is comparable only roughly: each has its own term statistics).
+//! - **Quality.** Low-quality replies (see [`crate::quality`]) are left out, and not counted
+//!   in `total`, unless `include_low_quality` is set. Within a tier every hit's BM25 is
+//!   multiplied by `0.75 + 0.5 * health_score`.
+//! - **Freshness** (requested, or detected from words like "latest", "news", "today" or a year
+//!   such as "2024"): within a tier, scores are multiplied by `0.3 + 0.7 * 0.5^(age / 180
+//!   days)`, the age counted from the newest candidate, so an archive corpus still orders by
+//!   recency.
+//! - **Answer seeking** ("how do I", "what is", a trailing "?"): within a tier, replies get
+//!   `x1.5`, so answers come before the question post.
+//! - **Score.** A hit's `score` is its tier points (a whole number: more words, fewer typos,
+//!   closer, more exact give more) plus its score within the tier `s` as `s / (1 + s)`, so
+//!   scores fall along the order. Ties are ordered by post ID: equal inputs give equal
+//!   outputs.
+
+mod highlight;
+mod intent;
+mod rerank;
+mod tiers;
+pub mod words;
+
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use forumdex_corpus::{LangCode, Millis, TakedownSet};
+use tantivy::collector::{Count, TopDocs};
+use tantivy::columnar::Column;
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption, Value};
+use tantivy::{Searcher, TantivyDocument, Term};
+
+pub use intent::{detects_answer_seeking, detects_freshness};
+pub use rerank::ANSWER_BOOST;
+
+use crate::SearchError;
+use crate::index::{Fields, LangIndex, SearchIndexes};
+use rerank::{Candidate, Factors};
+use tiers::Units;
+use words::QueryWord;
+
+/// Version of the ranking formula, reported with every hit.
+pub const RANKING_MODEL_VERSION: &str = "fdx-rank-2";
+/// Matches per index that are re-ranked.
+pub const RERANK_DEPTH: usize = 300;
+/// Hits returned.
+pub const DEFAULT_LIMIT: usize = 20;
+
+/// A validated search.
+#[derive(Debug, Clone)]
+pub struct SearchRequest {
+    /// The query as typed (1 to 512 characters).
+    pub query: String,
+    /// The language index; `None` searches every index.
+    pub lang: Option<LangCode>,
+    /// Prefer newer posts (also detected from the query).
+    pub freshness: bool,
+    /// Keep low-quality replies.
+    pub include_low_quality: bool,
+    /// Hits to return.
+    pub limit: usize,
+    /// Only posts with an `<img>` (image search), without highlights.
+    pub images_only: bool,
+    /// What takedowns in force leave out (posts, and every post of the topics and
+    /// profiles); [`SearchResults::total`] does not count them.
+    pub exclude: TakedownSet,
+}
+
+impl SearchRequest {
+    /// A request with the defaults: every index, no forced freshness, quality filter on.
+    pub fn new(query: impl Into<String>) -> Self {
+        Self {
+            query: query.into(),
+            lang: None,
+            freshness: false,
+            include_low_quality: false,
+            limit: DEFAULT_LIMIT,
+            images_only: false,
+            exclude: TakedownSet::default(),
+        }
+    }
+}
+
+/// The outcome of a search.
+#[derive(Debug, Clone)]
+pub struct SearchResults {
+    /// The query as typed.
+    pub query: String,
+    /// The query whose hits are returned, when it is a spelling correction.
+    pub corrected_query: Option<String>,
+    /// A better query, when the original one was kept.
+    pub did_you_mean: Option<String>,
+    /// The requested language, or `all`.
+    pub lang: String,
+    /// The index searched (`en`, `pt`, ...), or `all`.
+    pub index: String,
+    /// Whether the freshness preference was applied (requested or detected).
+    pub freshness: bool,
+    /// Whether the query was read as a question.
+    pub answer_seeking: bool,
+    /// Matching posts (after the quality filter).
+    pub total: u64,
+    /// The best hits, best first.
+    pub hits: Vec<Hit>,
+}
+
+/// One ranked post.
+#[derive(Debug, Clone)]
+pub struct Hit {
+    /// Post ID.
+    pub post_id: i64,
+    /// Topic ID.
+    pub topic_id: i64,
+    /// Post subject.
+    pub title: String,
+    /// The subject without `Re: `.
+    pub topic_title: String,
+    /// Plain text content, images spelled out as `alt` text and `src` URL.
+    pub content: String,
+    /// The `src` of each `<img>` of the post, as written in its HTML.
+    pub images: Vec<String>,
+    /// Author username.
+    pub author: String,
+    /// Author profile ID.
+    pub author_uid: Option<i64>,
+    /// `posted_at`, else `indexed_at`.
+    pub date: Millis,
+    /// Whether `date` is `indexed_at` (the post has no posting time).
+    pub undated: bool,
+    /// Board ID.
+    pub board_id: Option<i64>,
+    /// Board name (may be empty).
+    pub board_name: String,
+    /// The post's language, or `und`.
+    pub lang: String,
+    /// Whether it opens its topic.
+    pub is_op: bool,
+    /// Merit total.
+    pub merit: i64,
+    /// Fragments with `<mark>`ed terms, by field (`title`, `content`).
+    pub highlight: BTreeMap<String, Vec<String>>,
+    /// Final score.
+    pub score: f64,
+    /// BM25 before re-ranking.
+    pub bm25: f64,
+    /// Spam likelihood.
+    pub spam_score: f64,
+    /// Machine-written style likelihood.
+    pub ai_score: f64,
+    /// Usefulness.
+    pub health_score: f64,
+    /// What ranked it: BM25 and quality always, plus the factors here.
+    pub rank_factors: RankFactors,
+    /// The index it came from.
+    pub search_index: String,
+}
+
+/// An index being searched, with the searcher every step of one search uses.
+struct Target {
+    index: Arc<LangIndex>,
+    searcher: Searcher,
+}
+
+struct Outcome {
+    total: u64,
+    hits: Vec<Candidate>,
+    /// The query of each target, when it was searched.
+    queries: Vec<Option<Box<dyn Query>>>,
+}
+
+/// Runs `request` against `indexes`.
+pub fn search(
+    indexes: &SearchIndexes,
+    request: &SearchRequest,
+) -> Result<SearchResults, SearchError> {
+    let fields = *indexes.fields();
+    let chosen: Vec<Arc<LangIndex>> = match &request.lang {
+        Some(lang) => indexes.get(lang.base()).into_iter().collect(),
+        None => indexes.all(),
+    };
+    let targets: Vec<Target> = chosen
+        .into_iter()
+        .map(|index| Target {
+            searcher: index.reader.searcher(),
+            index,
+        })
+        .collect();
+    let searchers: Vec<&Searcher> = targets.iter().map(|t| &t.searcher).collect();
+    let factors = Factors {
+        freshness: request.freshness || detects_freshness(&request.query),
+        answer_seeking: detects_answer_seeking(&request.query),
+    };
+    let query_words = words::query_words(&searchers, fields.spell, &request.query)?;
+    let mut outcome = run(&targets, &fields, &query_words, request)?;
+    let mut corrected_query = None;
+    let mut did_you_mean = None;
+    if outcome.total == 0 {
+        if let Some(better) =
+            words::rare_word_correction(&searchers, fields.spell, &request.query, &query_words)?
+        {
+            let better_words = words::query_words(&searchers, fields.spell, &better)?;
+            let second = run(&targets, &fields, &better_words, request)?;
+            if second.total > 0 {
+                outcome = second;
+                corrected_query = Some(better);
+            }
+        }
+    } else if let Some(better) = words::suggestion(&request.query, &query_words) {
+        did_you_mean = Some(better);
+    }
+    let mut best = rerank::rerank(outcome.hits, factors);
+    best.truncate(request.limit);
+    if did_you_mean.is_some() && best.iter().any(|c| c.tier.typos > 0) {
+        corrected_query = did_you_mean.take();
+    }
+    let mut hits = Vec::with_capacity(best.len());
+    for candidate in best {
+        let target = &targets[candidate.at];
+        let doc: TantivyDocument = target.searcher.doc(candidate.address)?;
+        let mut hit = hit_of(&doc, &fields, candidate.tier.bm25, &target.index.key);
+        hit.score = reported_score(&candidate);
+        hit.rank_factors = RankFactors::of(&candidate, factors);
+        hits.push((candidate.at, hit));
+    }
+    if !request.images_only {
+        highlight::highlight(&targets, &outcome.queries, &fields, &mut hits)?;
+    }
+    Ok(SearchResults {
+        query: request.query.clone(),
+        corrected_query,
+        did_you_mean,
+        lang: request
+            .lang
+            .as_ref()
+            .map_or_else(|| "all".to_owned(), |l| l.as_str().to_owned()),
+        index: request
+            .lang
+            .as_ref()
+            .map_or_else(|| "all".to_owned(), |l| l.base().to_owned()),
+        freshness: factors.freshness,
+        answer_seeking: factors.answer_seeking,
+        total: outcome.total,
+        hits: hits.into_iter().map(|(_, hit)| hit).collect(),
+    })
+}
+
+/// Matches of `words` in every target that holds one: the count and the best
+/// [`RERANK_DEPTH`] of each, with their tiers.
+fn run(
+    targets: &[Target],
+    fields: &Fields,
+    words: &[QueryWord],
+    request: &SearchRequest,
+) -> Result<Outcome, SearchError> {
+    let mut outcome = Outcome {
+        total: 0,
+        hits: Vec::new(),
+        queries: Vec::new(),
+    };
+    for (at, target) in targets.iter().enumerate() {
+        let Some(tiered) = tiers::index_query(target, fields, words) else {
+            outcome.queries.push(None);
+            continue;
+        };
+        let filtered = filtered(tiered.query.box_clone(), fields, request);
+        let (count, top) = target.searcher.search(
+            &*filtered,
+            &(Count, TopDocs::with_limit(RERANK_DEPTH).order_by_score()),
+        )?;
+        outcome.total += count as u64;
+        collect_candidates(target, at, &tiered.units, top, &mut outcome.hits)?;
+        outcome.queries.push(Some(tiered.query));
+    }
+    Ok(outcome)
+}
+
+/// `query` without what the request leaves out: hidden replies, posts without images for
+/// image search, and takedowns in force.
+fn filtered(query: Box<dyn Query>, fields: &Fields, request: &SearchRequest) -> Box<dyn Query> {
+    let flag = |field: Field| -> Box<dyn Query> {
+        Box::new(TermQuery::new(
+            Term::from_field_u64(field, 1),
+            IndexRecordOption::Basic,
+        ))
+    };
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, query.box_clone())];
+    if !request.include_low_quality {
+        clauses.push((Occur::MustNot, flag(fields.hidden)));
+    }
+    if request.images_only {
+        clauses.push((Occur::Must, flag(fields.has_image)));
+    }
+    let excluded = [
+        (fields.post_id, &request.exclude.posts),
+        (fields.topic_id, &request.exclude.topics),
+        (fields.author_uid, &request.exclude.profiles),
+    ];
+    for (field, ids) in excluded {
+        for &id in ids {
+            let term = Term::from_field_i64(field, id);
+            clauses.push((
+                Occur::MustNot,
+                Box::new(TermQuery::new(term, IndexRecordOption::Basic)),
+            ));
+        }
+    }
+    if clauses.len() == 1 {
+        query
+    } else {
+        Box::new(BooleanQuery::new(clauses))
+    }
+}
+
+/// Reads what the re-rank needs of each match from fast fields.
+fn collect_candidates(
+    target: &Target,
+    at: usize,
+    units: &Units,
+    top: Vec<(f32, tantivy::DocAddress)>,
+    into: &mut Vec<Candidate>,
+) -> Result<(), SearchError> {
+    let mut columns: HashMap<u32, Columns> = HashMap::new();
+    for (score, address) in top {
+        let columns = match columns.entry(address.segment_ord) {
+            Entry::Occupied(entry) => entry.into_mut(),
+            Entry::Vacant(entry) => {
+                let fast = target
+                    .searcher
+                    .segment_reader(address.segment_ord)
+                    .fast_fields();
+                entry.insert(Columns {
+                    post_id: fast.i64("post_id")?,
+                    date: fast.i64("date")?,
+                    is_op: fast.u64("is_op")?,
+                    health_score: fast.f64("health_score")?,
+                })
+            }
+        };
+        let doc = address.doc_id;
+        let tier = units.decode(score);
+        into.push(Candidate {
+            at,
+            address,
+            post_id: columns.post_id.first(doc).unwrap_or(0),
+            date: columns.date.first(doc).unwrap_or(0),
+            is_op: columns.is_op.first(doc) == Some(1),
+            health_score: columns.health_score.first(doc).unwrap_or(0.0),
+            tier,
+            units: *units,
+            score: tier.bm25,
+        });
+    }
+    Ok(())
+}
+
+/// Tier points (higher for a better tier: each shortfall is at most
+/// [`words::MAX_QUERY_WORDS`]) plus the score within the tier squashed below 1.
+fn reported_score(candidate: &Candidate) -> f64 {
+    let base = words::MAX_QUERY_WORDS as u32 + 1;
+    let (missing, typos, far, inexact) = candidate.tier.key();
+    let shortfall = ((missing * base + typos) * base + far) * base + inexact;
+    let points = f64::from(base.pow(4) - 1 - shortfall.min(base.pow(4) - 1));
+    let within = candidate.score.max(0.0);
+    ((points + within / (1.0 + within)) * 1e6).round() / 1e6
+}
+
+fn hit_of(doc: &TantivyDocument, f: &Fields, bm25: f64, index: &str) -> Hit {
+    let text = |field: Field| {
+        doc.get_first(field)
+            .and_then(|v| v.as_str())
+            .unwrap_or("")
+            .to_owned()
+    };
+    let int = |field: Field| doc.get_first(field).and_then(|v| v.as_i64());
+    let flag = |field: Field| doc.get_first(field).and_then(|v| v.as_u64()) == Some(1);
+    let real = |field: Field| doc.get_first(field).and_then(|v| v.as_f64()).unwrap_or(0.0);
+    Hit {
+        post_id: int(f.post_id).unwrap_or(0),
+        topic_id: int(f.topic_id).unwrap_or(0),
+        title: text(f.title),
+        topic_title: text(f.topic_title),
+        content: text(f.content),
+        images: doc
+            .get_all(f.images)
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect(),
+        author: text(f.author),
+        author_uid: int(f.author_uid),
+        date: Millis(int(f.date).unwrap_or(0)),
+        undated: flag(f.undated),
+        board_id: int(f.board_id),
+        board_name: text(f.board_name),
+        lang: text(f.lang),
+        is_op: flag(f.is_op),
+        merit: int(f.merit).unwrap_or(0),
+        highlight: BTreeMap::new(),
+        score: bm25,
+        bm25,
+        spam_score: real(f.spam_score),
+        ai_score: real(f.ai_score),
+        health_score: real(f.health_score),
+        rank_factors: RankFactors::default(),
+        search_index: index.to_owned(),
+    }
+}
+
+/// The fast-field columns re-ranking reads, for one segment.
+struct Columns {
+    post_id: Column<i64>,
+    date: Column<i64>,
+    is_op: Column<u64>,
+    health_score: Column<f64>,
+}
+
+/// The signals that ranked a hit (BM25 and quality always do).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RankFactors {
+    /// The query had several words: posts holding more of them come first.
+    pub words: bool,
+    /// The hit matched a neighbour of a missing word (one tier below exact matches).
+    pub typo: bool,
+    /// Closeness of consecutive query words counted.
+    pub proximity: bool,
+    /// Words held as typed, not only by their stem, counted.
+    pub exactness: bool,
+    /// The freshness preference (recency decay).
+    pub freshness: bool,
+    /// The answer boost of a question-shaped query.
+    pub answer: bool,
+}
+
+impl RankFactors {
+    fn of(candidate: &Candidate, factors: Factors) -> Self {
+        let units = &candidate.units;
+        Self {
+            words: units.several_words(),
+            typo: candidate.tier.typos > 0,
+            proximity: units.counts_proximity(),
+            exactness: units.counts_exactness(),
+            freshness: factors.freshness,
+            answer: factors.answer_seeking,
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! The words of a query as the spelling dictionary (the unstemmed `spell` field) knows them:
+//! how many posts hold each, and for a word no searched index holds, its neighbours within
+//! one edit (two for long words), which the query then also matches ([`super::tiers`]) and
+//! which make the suggestion.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use tantivy::query::FuzzyTermQuery;
+use tantivy::schema::Field;
+use tantivy::{Searcher, Term};
+
+use crate::SearchError;
+use crate::analysis;
+
+/// Words of a query that count: later ones are ignored (as Meilisearch does), which bounds
+/// the cost of a query and keeps its ranking tiers exact in an `f32` score.
+pub const MAX_QUERY_WORDS: usize = 10;
+/// Missing words of a query that get neighbours; later missing words match nothing.
+pub const MAX_TYPO_WORDS: usize = 3;
+/// Neighbours kept per missing word, the most frequent first.
+pub const MAX_NEIGHBOURS: usize = 4;
+/// Words of at least this many letters get neighbours within two edits when none lies
+/// within one.
+pub const TWO_EDIT_LETTERS: usize = 8;
+/// Shorter words get no neighbours: too many short words lie one edit apart.
+pub const MIN_TYPO_LETTERS: usize = 4;
+
+/// One word of the query.
+#[derive(Debug, Clone)]
+pub struct QueryWord {
+    /// The word lowercased and folded to ASCII, as the spelling dictionary holds it.
+    pub plain: String,
+    /// Where it is in the query text.
+    pub range: Range<usize>,
+    /// Posts holding it, over every searched index.
+    pub doc_freq: u64,
+    /// When no searched index holds it: its nearest dictionary words, the most frequent
+    /// first (at most [`MAX_NEIGHBOURS`]).
+    pub neighbours: Vec<Neighbour>,
+}
+
+/// A dictionary word near a missing query word.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Neighbour {
+    /// The dictionary word.
+    pub word: String,
+    /// Posts holding it, over every searched index.
+    pub doc_freq: u64,
+}
+
+impl QueryWord {
+    /// Whether no searched index holds the word.
+    pub fn is_missing(&self) -> bool {
+        self.doc_freq == 0
+    }
+}
+
+/// The distinct words of `text` (the first [`MAX_QUERY_WORDS`]), with the neighbours of
+/// the first [`MAX_TYPO_WORDS`] missing ones that can have any.
+pub fn query_words(
+    searchers: &[&Searcher],
+    spell: Field,
+    text: &str,
+) -> Result<Vec<QueryWord>, SearchError> {
+    let mut plain = analysis::plain_analyzer();
+    let mut words: Vec<QueryWord> = Vec::new();
+    for (word, range) in analysis::terms(&mut plain, text) {
+        if words.len() == MAX_QUERY_WORDS {
+            break;
+        }
+        if words.iter().any(|w| w.plain == word) {
+            continue;
+        }
+        let doc_freq = doc_freq(searchers, &Term::from_field_text(spell, &word))?;
+        words.push(QueryWord {
+            plain: word,
+            range,
+            doc_freq,
+            neighbours: Vec::new(),
+        });
+    }
+    let mut expanded = 0;
+    for word in words.iter_mut().filter(|w| w.is_missing()) {
+        if expanded == MAX_TYPO_WORDS {
+            break;
+        }
+        if !can_have_typo(&word.plain) {
+            continue;
+        }
+        expanded += 1;
+        word.neighbours = nearest(searchers, spell, &word.plain, 1)?;
+        if word.neighbours.is_empty() && word.plain.chars().count() >= TWO_EDIT_LETTERS {
+            word.neighbours = nearest(searchers, spell, &word.plain, 2)?;
+        }
+    }
+    Ok(words)
+}
+
+/// The query with each missing word that has a neighbour replaced by its most frequent
+/// one; `None` when no word has one.
+pub fn suggestion(text: &str, words: &[QueryWord]) -> Option<String> {
+    let mut replacements: Vec<(&Range<usize>, &str)> = words
+        .iter()
+        .filter_map(|w| Some((&w.range, w.neighbours.first()?.word.as_str())))
+        .collect();
+    if replacements.is_empty() {
+        return None;
+    }
+    replacements.sort_by_key(|(range, _)| range.start);
+    let mut corrected = text.to_owned();
+    for (range, word) in replacements.into_iter().rev() {
+        corrected.replace_range(range.clone(), word);
+    }
+    Some(corrected)
+}
+
+/// The last resort when a query finds nothing: each rare word (held by at most 2 posts)
+/// replaced by a neighbour at least 10 times as frequent. `None` when no word has one.
+pub fn rare_word_correction(
+    searchers: &[&Searcher],
+    spell: Field,
+    text: &str,
+    words: &[QueryWord],
+) -> Result<Option<String>, SearchError> {
+    let mut replaced: Vec<QueryWord> = Vec::new();
+    for word in words {
+        if word.is_missing() || word.doc_freq > 2 || !can_have_typo(&word.plain) {
+            continue;
+        }
+        let mut best = nearest(searchers, spell, &word.plain, 1)?;
+        if best.is_empty() && word.plain.chars().count() >= TWO_EDIT_LETTERS {
+            best = nearest(searchers, spell, &word.plain, 2)?;
+        }
+        if let Some(neighbour) = best.into_iter().next()
+            && neighbour.doc_freq >= 10 * word.doc_freq
+        {
+            replaced.push(QueryWord {
+                neighbours: vec![neighbour],
+                ..word.clone()
+            });
+        }
+    }
+    Ok(suggestion(text, &replaced))
+}
+
+/// Whether a word may be a typo: 4+ letters, no digits, no CJK characters.
+fn can_have_typo(word: &str) -> bool {
+    word.chars().count() >= MIN_TYPO_LETTERS
+        && !word.chars().any(|c| c.is_numeric() || analysis::is_cjk(c))
+}
+
+fn doc_freq(searchers: &[&Searcher], term: &Term) -> Result<u64, SearchError> {
+    let mut total = 0;
+    for searcher in searchers {
+        total += searcher.doc_freq(term)?;
+    }
+    Ok(total)
+}
+
+/// The other dictionary words within `distance` of `word`, the most frequent first (ties:
+/// alphabetical), at most [`MAX_NEIGHBOURS`].
+fn nearest(
+    searchers: &[&Searcher],
+    field: Field,
+    word: &str,
+    distance: u8,
+) -> Result<Vec<Neighbour>, SearchError> {
+    let query = FuzzyTermQuery::new(Term::from_field_text(field, word), distance, true);
+    // One automaton (building it is the costly part) walks every segment's dictionary.
+    let automaton = query.automaton()?;
+    let mut frequencies: HashMap<String, u64> = HashMap::new();
+    for searcher in searchers {
+        for segment in searcher.segment_readers() {
+            let inverted = segment.inverted_index(field)?;
+            let mut stream = inverted
+                .terms()
+                .search(&automaton)
+                .into_stream()
+                .map_err(|e| SearchError::Index(e.to_string()))?;
+            while stream.advance() {
+                let Ok(candidate) = std::str::from_utf8(stream.key()) else {
+                    continue;
+                };
+                if candidate != word {
+                    *frequencies.entry(candidate.to_owned()).or_default() +=
+                        u64::from(stream.value().doc_freq);
+                }
+            }
+        }
+    }
+    let mut found: Vec<Neighbour> = frequencies
+        .into_iter()
+        .map(|(word, doc_freq)| Neighbour { word, doc_freq })
+        .collect();
+    found.sort_by(|a, b| b.doc_freq.cmp(&a.doc_freq).then(a.word.cmp(&b.word)));
+    found.truncate(MAX_NEIGHBOURS);
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn word(plain: &str, range: Range<usize>, neighbours: &[&str]) -> QueryWord {
+        QueryWord {
+            plain: plain.to_owned(),
+            range,
+            doc_freq: 0,
+            neighbours: neighbours
+                .iter()
+                .map(|w| Neighbour {
+                    word: (*w).to_owned(),
+                    doc_freq: 1,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn suggestions_replace_each_missing_word_by_its_best_neighbour() {
+        let text = "Mining dificulty retargt";
+        let words = [
+            word("mining", 0..6, &[]),
+            word("dificulty", 7..16, &["difficulty", "dificult"]),
+            word("retargt", 17..24, &["retarget"]),
+        ];
+        assert_eq!(
+            suggestion(text, &words).as_deref(),
+            Some("Mining difficulty retarget")
+        );
+        assert_eq!(suggestion(text, &words[..1]), None);
+    }
+
+    #[test]
+    fn short_numeric_and_cjk_words_are_not_typos() {
+        assert!(can_have_typo("bitcoim"));
+        assert!(!can_have_typo("btc"));
+        assert!(!can_have_typo("s9k2"));
+        assert!(!can_have_typo("比特币挖矿"));
+    }
+}
