@@ -60,16 +60,18 @@ pub fn topic_distinct_senders<E>(
     }
 }
 
-/// A topic's opening post: the post flagged `is_op` with the smallest ID, else the post with
-/// the smallest ID unless its record says it is not the opening post (`is_op: false`).
-/// `smallest` is asked for only when no post is flagged.
-pub fn opening_post<E>(
-    flagged: Option<PostDoc>,
-    smallest: impl FnOnce() -> Result<Option<PostDoc>, E>,
-) -> Result<Option<PostDoc>, E> {
+/// A topic's opening post (`P`: the post, or what names it): the post flagged `is_op` with
+/// the smallest ID, else the post with the smallest ID when its `is_op` holds
+/// ([`PostDoc::is_op`]: false when its record says so, or when a smaller post of the topic is
+/// not served). `smallest` gives that post with its `is_op`, and is asked for only when no
+/// post is flagged.
+pub fn opening_post<P, E>(
+    flagged: Option<P>,
+    smallest: impl FnOnce() -> Result<Option<(P, bool)>, E>,
+) -> Result<Option<P>, E> {
     match flagged {
         Some(op) => Ok(Some(op)),
-        None => Ok(smallest()?.filter(|post| post.is_op)),
+        None => Ok(smallest()?.and_then(|(post, is_op)| is_op.then_some(post))),
     }
 }
 
@@ -248,6 +250,21 @@ mod tests {
             }
         );
         assert_eq!(merit_from_senders(&[]), MeritCounts::default());
+    }
+
+    #[test]
+    fn opening_post_is_the_flagged_one_else_the_smallest_when_it_opens() {
+        let flagged = opening_post(Some(7), || -> Result<_, ()> { panic!("not asked") });
+        assert_eq!(flagged, Ok(Some(7)));
+        assert_eq!(
+            opening_post(None, || Ok::<_, ()>(Some((3, true)))),
+            Ok(Some(3))
+        );
+        assert_eq!(
+            opening_post(None, || Ok::<_, ()>(Some((3, false)))),
+            Ok(None)
+        );
+        assert_eq!(opening_post::<i64, ()>(None, || Ok(None)), Ok(None));
     }
 
     #[test]

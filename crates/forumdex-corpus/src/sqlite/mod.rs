@@ -3,6 +3,8 @@
 
 mod read;
 mod takedowns;
+mod topic;
+mod topic_stats;
 mod write;
 
 use std::collections::HashMap;
@@ -116,7 +118,8 @@ impl SqliteCorpusStore {
 }
 
 /// Brings a database made by an earlier release up to the schema: `post_versions.deleted`
-/// arrived with the crawler (corpus-format.md gained the post field `deleted`).
+/// arrived with the crawler (corpus-format.md gained the post field `deleted`); the topic
+/// statistics are backfilled once ([`topic_stats::backfill`]).
 fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     let has_deleted: bool = conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM pragma_table_info('post_versions') WHERE name = 'deleted')",
@@ -133,7 +136,7 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
             other => other?,
         }
     }
-    Ok(())
+    topic_stats::backfill(conn)
 }
 
 fn connect(path: &Path) -> Result<Connection, StoreError> {
@@ -181,7 +184,7 @@ impl CorpusRead for SqliteCorpusStore {
     }
 
     fn topic(&self, topic_id: i64, seq: i64) -> Result<Option<TopicDoc>, StoreError> {
-        self.with_reader(|conn| read::topic(conn, topic_id, seq))
+        self.with_reader(|conn| topic::topic(conn, topic_id, seq))
     }
 
     fn profile(&self, profile_id: i64, seq: i64) -> Result<Option<ProfileDoc>, StoreError> {

@@ -18,6 +18,24 @@ pub(super) fn visible(t: &str) -> String {
     format!("({t}.valid_from <= :seq AND ({t}.valid_to IS NULL OR {t}.valid_to > :seq))")
 }
 
+/// Whether the post version of alias `p` is live at `:seq`: visible and not a deletion.
+/// What is served is the live posts not under a takedown ([`super::takedowns::served`]).
+pub(super) fn live(p: &str) -> String {
+    format!("({} AND {p}.deleted = 0)", visible(p))
+}
+
+/// The `is_op` of the post version of alias `p` at `:seq`: its record's, else whether it has
+/// the smallest post ID of its topic, whatever is served (corpus-format.md; so a deletion
+/// or a takedown never makes another post the opening one).
+pub(super) fn derived_is_op(p: &str) -> String {
+    format!(
+        "COALESCE({p}.is_op, {p}.post_id = (SELECT q.post_id FROM post_versions q
+                                          WHERE q.topic_id = {p}.topic_id AND {vq}
+                                          ORDER BY q.post_id LIMIT 1))",
+        vq = visible("q"),
+    )
+}
+
 pub(super) fn latest_seq(conn: &Connection) -> rusqlite::Result<i64> {
     conn.query_row("SELECT COALESCE(MAX(seq), 0) FROM sequences", [], |row| {
         row.get(0)
@@ -34,22 +52,16 @@ pub(super) fn sequence_created_at(conn: &Connection, seq: i64) -> rusqlite::Resu
 }
 
 /// The columns [`post_from_row`] reads, for a `post_versions` alias `p`. The effective board
-/// falls back to the topic's; a missing `is_op` is derived from the smallest post ID.
+/// falls back to the topic's; a missing `is_op` is derived ([`derived_is_op`]).
 fn post_columns() -> String {
     format!(
         "p.post_id, p.topic_id, p.post_number, p.title, p.author_id, p.author_name,
          COALESCE(p.board_id, (SELECT t.board_id FROM topic_versions t
                                WHERE t.topic_id = p.topic_id AND {vt})) AS board_id,
          p.language, p.posted_at, p.content_html, p.indexed_at, p.observed_at,
-         p.merit_total, p.merit_distinct, p.merit_tx,
-         COALESCE(p.is_op, p.post_id = (SELECT q.post_id FROM post_versions q
-                                        WHERE q.topic_id = p.topic_id AND {vq}
-                                        ORDER BY q.post_id LIMIT 1)) AS is_op,
-         p.sort_at",
+         p.merit_total, p.merit_distinct, p.merit_tx, {is_op} AS is_op, p.sort_at",
         vt = visible("t"),
-        // corpus-format.md: the smallest post_id of the topic, whatever is served (so a
-        // deletion or a takedown never makes another post the opening one).
-        vq = visible("q"),
+        is_op = derived_is_op("p"),
     )
 }
 
@@ -83,14 +95,14 @@ fn post_from_row(row: &Row<'_>) -> rusqlite::Result<PostDoc> {
 }
 
 /// Fills board names, looking each board up once.
-struct BoardNames<'c> {
+pub(super) struct BoardNames<'c> {
     conn: &'c Connection,
     seq: i64,
     cache: HashMap<i64, String>,
 }
 
 impl<'c> BoardNames<'c> {
-    fn new(conn: &'c Connection, seq: i64) -> Self {
+    pub(super) fn new(conn: &'c Connection, seq: i64) -> Self {
         Self {
             conn,
             seq,
@@ -98,7 +110,8 @@ impl<'c> BoardNames<'c> {
         }
     }
 
-    fn name(&mut self, board_id: Option<i64>) -> rusqlite::Result<String> {
+    /// The name of board `board_id` ("" for none or no record).
+    pub(super) fn name(&mut self, board_id: Option<i64>) -> rusqlite::Result<String> {
         let Some(id) = board_id else {
             return Ok(String::new());
         };
@@ -127,7 +140,7 @@ impl<'c> BoardNames<'c> {
 }
 
 /// Runs a post query (`where_order` follows `FROM post_versions p WHERE <visible> AND`).
-fn posts_where(
+pub(super) fn posts_where(
     conn: &Connection,
     seq: i64,
     where_order: &str,
@@ -175,137 +188,6 @@ pub(super) fn posts(
         }
     }
     Ok(found)
-}
-
-pub(super) fn topic(
-    conn: &Connection,
-    topic_id: i64,
-    seq: i64,
-) -> rusqlite::Result<Option<TopicDoc>> {
-    if taken_down(conn, TakedownTarget::Topic(topic_id))? {
-        return Ok(None);
-    }
-    let params = named_params! {":id": topic_id, ":seq": seq};
-    let record = conn
-        .prepare_cached(&format!(
-            "SELECT t.title, t.board_id, t.views, t.page_count, t.observed_at
-             FROM topic_versions t WHERE t.topic_id = :id AND {}",
-            visible("t")
-        ))?
-        .query_row(params, |row| {
-            Ok(derive::TopicRecordFacts {
-                title: row.get(0)?,
-                board_id: row.get(1)?,
-                views: row.get(2)?,
-                page_count: row.get(3)?,
-                observed_at: Millis(row.get(4)?),
-            })
-        })
-        .optional()?;
-    let vp = served("p");
-    let mut posts = conn
-        .prepare_cached(&format!(
-            "SELECT COUNT(*), MAX(p.posted_at), COALESCE(SUM(p.merit_total), 0),
-                    COALESCE(SUM(p.merit_tx), 0), MAX(p.observed_at)
-             FROM post_versions p WHERE p.topic_id = :id AND {vp}"
-        ))?
-        .query_row(params, |row| {
-            Ok(derive::TopicPostFacts {
-                post_count: row.get(0)?,
-                last_post_at: row.get::<_, Option<i64>>(1)?.map(Millis),
-                merit_total: row.get(2)?,
-                merit_transactions: row.get(3)?,
-                merit_distinct_senders: 0,
-                merit_observed_at: row.get::<_, Option<i64>>(4)?.map(Millis),
-            })
-        })?;
-    if !derive::topic_exists(record.as_ref(), posts.post_count) {
-        return Ok(None);
-    }
-    posts.merit_distinct_senders = topic_distinct_senders(conn, topic_id, seq)?;
-    let first_post = derive::opening_post(
-        posts_where(
-            conn,
-            seq,
-            "p.topic_id = :id AND p.is_op = 1 ORDER BY p.post_id LIMIT 1",
-            &[(":id", &topic_id)],
-        )?
-        .into_iter()
-        .next(),
-        || {
-            let smallest = posts_where(
-                conn,
-                seq,
-                "p.topic_id = :id ORDER BY p.post_id LIMIT 1",
-                &[(":id", &topic_id)],
-            )?;
-            Ok::<_, rusqlite::Error>(smallest.into_iter().next())
-        },
-    )?;
-    let latest_post = posts_where(
-        conn,
-        seq,
-        "p.topic_id = :id ORDER BY p.sort_at DESC, p.post_id DESC LIMIT 1",
-        &[(":id", &topic_id)],
-    )?
-    .into_iter()
-    .next();
-    let board_id = derive::topic_board_id(
-        record.as_ref().and_then(|r| r.board_id),
-        first_post.as_ref(),
-        || {
-            conn.prepare_cached(&format!(
-                "SELECT p.board_id FROM post_versions p
-                 WHERE p.topic_id = :id AND p.board_id IS NOT NULL AND {vp} LIMIT 1"
-            ))?
-            .query_row(params, |row| row.get(0))
-            .optional()
-        },
-    )?;
-    let board = BoardRef {
-        board_id,
-        name: BoardNames::new(conn, seq).name(board_id)?,
-    };
-    Ok(Some(derive::topic_doc(derive::TopicFacts {
-        topic_id,
-        record,
-        posts,
-        board,
-        first_post,
-        latest_post,
-    })))
-}
-
-/// The topic's distinct merit senders, by [`derive::topic_distinct_senders`].
-fn topic_distinct_senders(conn: &Connection, topic_id: i64, seq: i64) -> rusqlite::Result<i64> {
-    let vp = served("p");
-    let params = named_params! {":id": topic_id, ":seq": seq};
-    let unlisted: i64 = conn
-        .prepare_cached(&format!(
-            "SELECT COUNT(*) FROM post_versions p WHERE p.topic_id = :id AND {vp}
-               AND (p.merit_total > 0 OR p.merit_tx > 0) AND p.merit_senders IS NULL"
-        ))?
-        .query_row(params, |row| row.get(0))?;
-    let count = |sql: String| {
-        conn.prepare_cached(&sql)?
-            .query_row(params, |row| row.get(0))
-    };
-    derive::topic_distinct_senders(
-        unlisted,
-        || {
-            count(format!(
-                "SELECT COUNT(DISTINCT json_extract(s.value, '$[0]'))
-                 FROM post_versions p, json_each(p.merit_senders) s
-                 WHERE p.topic_id = :id AND {vp} AND p.merit_senders IS NOT NULL"
-            ))
-        },
-        || {
-            count(format!(
-                "SELECT COALESCE(SUM(p.merit_distinct), 0) FROM post_versions p
-                 WHERE p.topic_id = :id AND {vp}"
-            ))
-        },
-    )
 }
 
 pub(super) fn profile(

@@ -96,3 +96,37 @@ CREATE TABLE IF NOT EXISTS takedowns (
     lifted_reason TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS takedown_in_force ON takedowns(kind, entity_id) WHERE lifted_at IS NULL;
+
+-- Which topics a post or profile takedown in force may hide posts of: the topics of every
+-- version of its posts (see takedowns.rs). Rows go when the takedown is lifted.
+CREATE TABLE IF NOT EXISTS takedown_topics (
+    topic_id INTEGER NOT NULL, takedown_id INTEGER NOT NULL,
+    PRIMARY KEY (topic_id, takedown_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS takedown_topics_by_takedown ON takedown_topics(takedown_id);
+
+-- Per-topic statistics over its live posts (visible, not deletions; takedowns not
+-- consulted), kept by every import batch for the topics it changed (topic_stats.rs). A
+-- topic without live posts has no row.
+CREATE TABLE IF NOT EXISTS topic_stat_versions (
+    vid INTEGER PRIMARY KEY, valid_from INTEGER NOT NULL, valid_to INTEGER,
+    topic_id INTEGER NOT NULL,
+    post_count INTEGER NOT NULL, merit_total INTEGER NOT NULL, merit_tx INTEGER NOT NULL,
+    merit_distinct_sum INTEGER NOT NULL, merit_unlisted INTEGER NOT NULL,
+    last_post_at INTEGER, merit_observed_at INTEGER, merit_listed_senders INTEGER NOT NULL,
+    first_post_id INTEGER, latest_post_id INTEGER, board_id INTEGER
+);
+CREATE UNIQUE INDEX IF NOT EXISTS topic_stat_current ON topic_stat_versions(topic_id) WHERE valid_to IS NULL;
+CREATE INDEX IF NOT EXISTS topic_stat_by_id ON topic_stat_versions(topic_id, valid_from);
+CREATE INDEX IF NOT EXISTS topic_stat_superseded ON topic_stat_versions(valid_to) WHERE valid_to IS NOT NULL;
+
+-- How many entries of the live posts of each topic name each merit sender, at the newest
+-- sequence only (what the next batch's statistics start from; not versioned).
+CREATE TABLE IF NOT EXISTS topic_merit_senders (
+    topic_id INTEGER NOT NULL, sender_id INTEGER NOT NULL, entries INTEGER NOT NULL,
+    PRIMARY KEY (topic_id, sender_id)
+) WITHOUT ROWID;
+
+-- One row: the sequence from which every topic with live posts has its statistics (0 for a
+-- corpus created with them; the sequence they were backfilled at for an older corpus).
+CREATE TABLE IF NOT EXISTS topic_stats_since (seq INTEGER NOT NULL);

@@ -1,12 +1,19 @@
 //! Takedowns on SQLite: the `takedowns` table, and [`served`], the predicate every read of
 //! posts uses to leave out deletions and what is taken down.
+//!
+//! `takedown_topics` lists, for each post or profile takedown in force, the topics of every
+//! version of its posts (whatever their sequence: a superset of the topics it hides posts
+//! of): written when the takedown is added, by every import batch for the versions it
+//! opens, and dropped when the takedown is lifted. A topic it does not list has no post
+//! under a takedown at any sequence, so its kept statistics answer exactly
+//! ([`may_hide_posts_of`], `topic_stats`).
 
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
 use crate::takedown::{Lifted, Takedown, TakedownError, TakedownSet, TakedownTarget};
 use crate::time::Millis;
 
-use super::read::visible;
+use super::read::live;
 
 /// Whether the post version of alias `p` is served at `:seq`: visible, not a deletion, and
 /// neither it, its topic nor its author under a takedown in force. With no takedown in
@@ -15,7 +22,7 @@ use super::read::visible;
 /// check is one probe of the `takedown_in_force` index.
 pub(super) fn served(p: &str) -> String {
     format!(
-        "({visible} AND {p}.deleted = 0
+        "({live}
           AND (NOT EXISTS (SELECT 1 FROM takedowns WHERE lifted_at IS NULL)
                OR (NOT EXISTS (SELECT 1 FROM takedowns k WHERE k.kind = 'post'
                                AND k.entity_id = {p}.post_id AND k.lifted_at IS NULL)
@@ -25,8 +32,50 @@ pub(super) fn served(p: &str) -> String {
                         OR NOT EXISTS (SELECT 1 FROM takedowns k WHERE k.kind = 'profile'
                                        AND k.entity_id = {p}.author_id
                                        AND k.lifted_at IS NULL)))))",
-        visible = visible(p),
+        live = live(p),
     )
+}
+
+/// Whether a post or profile takedown in force may hide a post of topic `topic_id` at some
+/// sequence (one probe of `takedown_topics`).
+pub(super) fn may_hide_posts_of(conn: &Connection, topic_id: i64) -> rusqlite::Result<bool> {
+    conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM takedown_topics WHERE topic_id = ?1)")?
+        .query_row([topic_id], |row| row.get(0))
+}
+
+/// Lists in `takedown_topics` the topics of the posts of takedown `takedown_id` in force, or
+/// of every takedown in force when `None`.
+pub(super) fn record_topics(conn: &Connection, takedown_id: Option<i64>) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT OR IGNORE INTO takedown_topics (takedown_id, topic_id)
+         SELECT k.takedown_id, p.topic_id FROM takedowns k
+         JOIN post_versions p ON p.post_id = k.entity_id
+         WHERE k.kind = 'post' AND k.lifted_at IS NULL AND (?1 IS NULL OR k.takedown_id = ?1)
+         UNION ALL
+         SELECT k.takedown_id, p.topic_id FROM takedowns k
+         JOIN post_versions p ON p.author_id = k.entity_id
+         WHERE k.kind = 'profile' AND k.lifted_at IS NULL AND (?1 IS NULL OR k.takedown_id = ?1)",
+    )?
+    .execute([takedown_id])?;
+    Ok(())
+}
+
+/// Lists in `takedown_topics` the topics of the post versions batch `seq` opened whose post
+/// or author is under a takedown in force.
+pub(super) fn record_new_versions(conn: &Connection, seq: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT OR IGNORE INTO takedown_topics (takedown_id, topic_id)
+         SELECT k.takedown_id, p.topic_id FROM post_versions p
+         JOIN takedowns k ON k.kind = 'post' AND k.entity_id = p.post_id AND k.lifted_at IS NULL
+         WHERE p.valid_from = ?1
+         UNION ALL
+         SELECT k.takedown_id, p.topic_id FROM post_versions p
+         JOIN takedowns k ON k.kind = 'profile' AND k.entity_id = p.author_id
+                         AND k.lifted_at IS NULL
+         WHERE p.valid_from = ?1",
+    )?
+    .execute([seq])?;
+    Ok(())
 }
 
 /// Whether `target` itself is under a takedown in force.
@@ -125,6 +174,7 @@ pub(super) fn add(
             takedown_from_row,
         )
         .map_err(super::map_err)?;
+    record_topics(&tx, Some(takedown.takedown_id)).map_err(super::map_err)?;
     tx.commit().map_err(super::map_err)?;
     Ok(takedown)
 }
@@ -150,6 +200,11 @@ pub(super) fn lift(
         .optional()
         .map_err(super::map_err)?
         .ok_or(TakedownError::NotInForce(takedown_id))?;
+    tx.execute(
+        "DELETE FROM takedown_topics WHERE takedown_id = ?1",
+        [takedown_id],
+    )
+    .map_err(super::map_err)?;
     tx.commit().map_err(super::map_err)?;
     Ok(lifted)
 }

@@ -7,6 +7,8 @@ use crate::model::{BatchOutcome, ImageObject, UNDATED};
 use crate::record::{Observation, Record};
 use crate::time::Millis;
 
+use super::{takedowns, topic_stats};
+
 /// The kind-specific part of a version row: its table, its key and how to insert it.
 struct Entity {
     kind: &'static str,
@@ -107,6 +109,8 @@ pub(super) fn import_batch(
         }
     }
     if let Some(seq) = outcome.seq {
+        topic_stats::update(&tx, seq)?;
+        takedowns::record_new_versions(&tx, seq)?;
         // A snapshot taken while this batch was being written still sees the previous
         // sequence; garbage collection relies on every such snapshot being older than the
         // sequence's creation time, so that time is taken at commit, not at the start.
@@ -291,7 +295,8 @@ pub(super) fn record_image_objects(
 }
 
 /// Deletes versions retired by a sequence committed before `horizon`: every snapshot that
-/// could see them was taken before that sequence, so it is older than the horizon.
+/// could see them was taken before that sequence, so it is older than the horizon. Retired
+/// topic statistics go the same way, uncounted (they are derived, not versions of documents).
 pub(super) fn collect_garbage(conn: &mut Connection, horizon: Millis) -> rusqlite::Result<usize> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let retired_by: Option<i64> = tx.query_row(
@@ -313,6 +318,10 @@ pub(super) fn collect_garbage(conn: &mut Connection, horizon: Millis) -> rusqlit
                 [seq],
             )?;
         }
+        tx.execute(
+            "DELETE FROM topic_stat_versions WHERE valid_to IS NOT NULL AND valid_to <= ?1",
+            [seq],
+        )?;
         // Objects of image records no version refers to any more (the object files stay:
         // other records may share them, and they are content-addressed).
         tx.execute(

@@ -1,0 +1,341 @@
+//! Topic documents. What a topic's posts give its document at a snapshot comes from one row
+//! of the statistics the imports keep ([`super::topic_stats`]) when that row answers exactly,
+//! else from aggregating over the posts served at the snapshot. The aggregates below are
+//! also what the statistics are computed with, over [`Counted::Live`] posts, so both ways
+//! give the same facts, and both hand them to the same rules ([`crate::derive`]).
+
+use rusqlite::{Connection, OptionalExtension, named_params};
+
+use crate::derive;
+use crate::model::{BoardRef, PostDoc, TopicDoc};
+use crate::takedown::TakedownTarget;
+use crate::time::Millis;
+
+use super::read::{self, BoardNames, derived_is_op, live, visible};
+use super::takedowns::{may_hide_posts_of, served, taken_down};
+use super::topic_stats::{self, StatsAt};
+
+/// Which post versions of a topic an aggregate counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Counted {
+    /// The posts served at the snapshot ([`served`]): what a read answers.
+    Served,
+    /// The live posts ([`live`]: visible, not deletions, whatever their takedowns): what the
+    /// statistics keep, since takedowns are not versioned.
+    Live,
+}
+
+impl Counted {
+    fn predicate(self, p: &str) -> String {
+        match self {
+            Self::Served => served(p),
+            Self::Live => live(p),
+        }
+    }
+}
+
+/// Sums over a topic's counted posts, which an import can also keep by difference.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Sums {
+    /// How many.
+    pub post_count: i64,
+    /// Sum of their merit totals.
+    pub merit_total: i64,
+    /// Sum of their merit transactions.
+    pub merit_tx: i64,
+    /// Sum of their own distinct-sender counts.
+    pub merit_distinct_sum: i64,
+    /// How many of them have merit but do not list its senders ([`unlisted_merit`]).
+    pub merit_unlisted: i64,
+}
+
+impl std::ops::Add for Sums {
+    type Output = Self;
+
+    fn add(self, other: Self) -> Self {
+        Self {
+            post_count: self.post_count + other.post_count,
+            merit_total: self.merit_total + other.merit_total,
+            merit_tx: self.merit_tx + other.merit_tx,
+            merit_distinct_sum: self.merit_distinct_sum + other.merit_distinct_sum,
+            merit_unlisted: self.merit_unlisted + other.merit_unlisted,
+        }
+    }
+}
+
+impl std::ops::Sub for Sums {
+    type Output = Self;
+
+    fn sub(self, other: Self) -> Self {
+        Self {
+            post_count: self.post_count - other.post_count,
+            merit_total: self.merit_total - other.merit_total,
+            merit_tx: self.merit_tx - other.merit_tx,
+            merit_distinct_sum: self.merit_distinct_sum - other.merit_distinct_sum,
+            merit_unlisted: self.merit_unlisted - other.merit_unlisted,
+        }
+    }
+}
+
+/// Whether the post version of alias `p` has merit without listing its senders: such a
+/// post makes a topic's distinct senders the sum of its posts' own counts
+/// ([`derive::topic_distinct_senders`]).
+pub(super) fn unlisted_merit(p: &str) -> String {
+    format!("(({p}.merit_total > 0 OR {p}.merit_tx > 0) AND {p}.merit_senders IS NULL)")
+}
+
+/// Aggregates over a topic's counted posts at a snapshot, in one pass.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Aggregates {
+    /// The sums.
+    pub sums: Sums,
+    /// Greatest posting time.
+    pub last_post_at: Option<i64>,
+    /// Latest observation time.
+    pub merit_observed_at: Option<i64>,
+}
+
+/// What a topic's posts give its document at a snapshot, with the posts it shows by ID.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct TopicPosts {
+    /// The aggregates the rules take.
+    pub facts: derive::TopicPostFacts,
+    /// Its opening post ([`opening_post_id`]).
+    pub first_post_id: Option<i64>,
+    /// Its post with the greatest (posted_at, post_id).
+    pub latest_post_id: Option<i64>,
+    /// The board of its posts ([`board_of_posts`]).
+    pub board_id: Option<i64>,
+}
+
+impl TopicPosts {
+    /// The facts of `aggregates`, with the distinct senders picked by the rule from the
+    /// listed ones (asked of `listed_senders` only when the rule needs them).
+    pub(super) fn facts(
+        aggregates: &Aggregates,
+        listed_senders: impl FnOnce() -> rusqlite::Result<i64>,
+    ) -> rusqlite::Result<derive::TopicPostFacts> {
+        let sums = aggregates.sums;
+        Ok(derive::TopicPostFacts {
+            post_count: sums.post_count,
+            last_post_at: aggregates.last_post_at.map(Millis),
+            merit_total: sums.merit_total,
+            merit_transactions: sums.merit_tx,
+            merit_distinct_senders: derive::topic_distinct_senders(
+                sums.merit_unlisted,
+                listed_senders,
+                || Ok(sums.merit_distinct_sum),
+            )?,
+            merit_observed_at: aggregates.merit_observed_at.map(Millis),
+        })
+    }
+}
+
+pub(super) fn topic(
+    conn: &Connection,
+    topic_id: i64,
+    seq: i64,
+) -> rusqlite::Result<Option<TopicDoc>> {
+    if taken_down(conn, TakedownTarget::Topic(topic_id))? {
+        return Ok(None);
+    }
+    let record = conn
+        .prepare_cached(&format!(
+            "SELECT t.title, t.board_id, t.views, t.page_count, t.observed_at
+             FROM topic_versions t WHERE t.topic_id = :id AND {}",
+            visible("t")
+        ))?
+        .query_row(named_params! {":id": topic_id, ":seq": seq}, |row| {
+            Ok(derive::TopicRecordFacts {
+                title: row.get(0)?,
+                board_id: row.get(1)?,
+                views: row.get(2)?,
+                page_count: row.get(3)?,
+                observed_at: Millis(row.get(4)?),
+            })
+        })
+        .optional()?;
+    let posts = match kept(conn, topic_id, seq)? {
+        Some(posts) => posts,
+        None => aggregate(conn, topic_id, seq)?,
+    };
+    if !derive::topic_exists(record.as_ref(), posts.facts.post_count) {
+        return Ok(None);
+    }
+    let first_post = post_by_id(conn, posts.first_post_id, seq)?;
+    let latest_post = if posts.latest_post_id == posts.first_post_id {
+        first_post.clone()
+    } else {
+        post_by_id(conn, posts.latest_post_id, seq)?
+    };
+    let board_id = derive::topic_board_id(
+        record.as_ref().and_then(|r| r.board_id),
+        first_post.as_ref(),
+        || Ok::<_, rusqlite::Error>(posts.board_id),
+    )?;
+    let board = BoardRef {
+        board_id,
+        name: BoardNames::new(conn, seq).name(board_id)?,
+    };
+    Ok(Some(derive::topic_doc(derive::TopicFacts {
+        topic_id,
+        record,
+        posts: posts.facts,
+        board,
+        first_post,
+        latest_post,
+    })))
+}
+
+/// The topic's posts from its kept statistics, when they answer exactly at `seq`: no
+/// takedown in force may hide one of its posts, and the statistics cover `seq`.
+fn kept(conn: &Connection, topic_id: i64, seq: i64) -> rusqlite::Result<Option<TopicPosts>> {
+    if may_hide_posts_of(conn, topic_id)? {
+        return Ok(None);
+    }
+    Ok(match topic_stats::at(conn, topic_id, seq)? {
+        StatsAt::Kept(stats) => Some(stats.posts()?),
+        StatsAt::NoPosts => Some(TopicPosts::default()),
+        StatsAt::NotKept => None,
+    })
+}
+
+/// The topic's posts aggregated over those served at `seq`.
+fn aggregate(conn: &Connection, topic_id: i64, seq: i64) -> rusqlite::Result<TopicPosts> {
+    let counted = Counted::Served;
+    let aggregates = aggregates(conn, topic_id, seq, counted)?;
+    Ok(TopicPosts {
+        facts: TopicPosts::facts(&aggregates, || listed_senders(conn, topic_id, seq, counted))?,
+        first_post_id: opening_post_id(conn, topic_id, seq, counted)?,
+        latest_post_id: latest_post(conn, topic_id, seq, counted)?.map(|(id, _)| id),
+        board_id: board_of_posts(conn, topic_id, seq, counted)?,
+    })
+}
+
+fn post_by_id(
+    conn: &Connection,
+    post_id: Option<i64>,
+    seq: i64,
+) -> rusqlite::Result<Option<PostDoc>> {
+    match post_id {
+        Some(post_id) => read::post(conn, post_id, seq),
+        None => Ok(None),
+    }
+}
+
+/// The sums, greatest posting time and latest observation time of the topic's counted
+/// posts at `seq`: one pass over them.
+pub(super) fn aggregates(
+    conn: &Connection,
+    topic_id: i64,
+    seq: i64,
+    counted: Counted,
+) -> rusqlite::Result<Aggregates> {
+    conn.prepare_cached(&format!(
+        "SELECT COUNT(*), COALESCE(SUM(p.merit_total), 0), COALESCE(SUM(p.merit_tx), 0),
+                COALESCE(SUM(p.merit_distinct), 0), COALESCE(SUM({unlisted}), 0),
+                MAX(p.posted_at), MAX(p.observed_at)
+         FROM post_versions p WHERE p.topic_id = :id AND {counted}",
+        unlisted = unlisted_merit("p"),
+        counted = counted.predicate("p"),
+    ))?
+    .query_row(named_params! {":id": topic_id, ":seq": seq}, |row| {
+        Ok(Aggregates {
+            sums: Sums {
+                post_count: row.get(0)?,
+                merit_total: row.get(1)?,
+                merit_tx: row.get(2)?,
+                merit_distinct_sum: row.get(3)?,
+                merit_unlisted: row.get(4)?,
+            },
+            last_post_at: row.get(5)?,
+            merit_observed_at: row.get(6)?,
+        })
+    })
+}
+
+/// The distinct merit senders the topic's counted posts list at `seq`.
+pub(super) fn listed_senders(
+    conn: &Connection,
+    topic_id: i64,
+    seq: i64,
+    counted: Counted,
+) -> rusqlite::Result<i64> {
+    conn.prepare_cached(&format!(
+        "SELECT COUNT(DISTINCT json_extract(s.value, '$[0]'))
+         FROM post_versions p, json_each(p.merit_senders) s
+         WHERE p.topic_id = :id AND {} AND p.merit_senders IS NOT NULL",
+        counted.predicate("p")
+    ))?
+    .query_row(named_params! {":id": topic_id, ":seq": seq}, |row| {
+        row.get(0)
+    })
+}
+
+/// The ID and posting time of the topic's counted post with the greatest (posted_at,
+/// post_id) at `seq` (an index walk from the end).
+pub(super) fn latest_post(
+    conn: &Connection,
+    topic_id: i64,
+    seq: i64,
+    counted: Counted,
+) -> rusqlite::Result<Option<(i64, Option<i64>)>> {
+    conn.prepare_cached(&format!(
+        "SELECT p.post_id, p.posted_at FROM post_versions p WHERE p.topic_id = :id AND {}
+         ORDER BY p.sort_at DESC, p.post_id DESC LIMIT 1",
+        counted.predicate("p")
+    ))?
+    .query_row(named_params! {":id": topic_id, ":seq": seq}, |row| {
+        Ok((row.get(0)?, row.get(1)?))
+    })
+    .optional()
+}
+
+/// The ID of the topic's opening post among its counted posts at `seq`, by
+/// [`derive::opening_post`] (index walks from the smallest post ID).
+pub(super) fn opening_post_id(
+    conn: &Connection,
+    topic_id: i64,
+    seq: i64,
+    counted: Counted,
+) -> rusqlite::Result<Option<i64>> {
+    let params = named_params! {":id": topic_id, ":seq": seq};
+    let flagged: Option<i64> = conn
+        .prepare_cached(&format!(
+            "SELECT p.post_id FROM post_versions p WHERE p.topic_id = :id AND p.is_op = 1 AND {}
+             ORDER BY p.post_id LIMIT 1",
+            counted.predicate("p")
+        ))?
+        .query_row(params, |row| row.get(0))
+        .optional()?;
+    derive::opening_post(flagged, || {
+        conn.prepare_cached(&format!(
+            "SELECT p.post_id, {} FROM post_versions p WHERE p.topic_id = :id AND {}
+             ORDER BY p.post_id LIMIT 1",
+            derived_is_op("p"),
+            counted.predicate("p")
+        ))?
+        .query_row(params, |row| Ok((row.get(0)?, row.get(1)?)))
+        .optional()
+    })
+}
+
+/// The board of the topic's posts at `seq`: that of its counted post with the smallest ID
+/// among those naming one (the fallback of [`derive::topic_board_id`]).
+pub(super) fn board_of_posts(
+    conn: &Connection,
+    topic_id: i64,
+    seq: i64,
+    counted: Counted,
+) -> rusqlite::Result<Option<i64>> {
+    conn.prepare_cached(&format!(
+        "SELECT p.board_id FROM post_versions p
+         WHERE p.topic_id = :id AND p.board_id IS NOT NULL AND {}
+         ORDER BY p.post_id LIMIT 1",
+        counted.predicate("p")
+    ))?
+    .query_row(named_params! {":id": topic_id, ":seq": seq}, |row| {
+        row.get(0)
+    })
+    .optional()
+}
