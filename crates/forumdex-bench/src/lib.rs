@@ -7,11 +7,15 @@
 //! - `fdx-engine`: the same search queries without forumdex around them: on the very same
 //!   tantivy indexes (no HTTP, no authentication, no billing, no re-ranking) and on a SQLite
 //!   FTS5 table built from the same posts.
+//! - `fdx-queries`: known-item queries generated from a corpus file ([`known_items`]), for
+//!   `forumdex relevance --queries` (BENCHMARKS.md "Known-item relevance").
 //!
-//! The library holds what both share: the query set ([`queries`]), percentiles
-//! ([`Latencies`]), the minimal HTTP client ([`http`]) and `/proc` memory readings ([`rss`]).
+//! The library holds what the load tools share: the query set ([`queries`]), percentiles
+//! ([`Latencies`]), the minimal HTTP client ([`http`]) and `/proc` memory readings ([`rss`]);
+//! and the query generator, [`known_items`].
 
 pub mod http;
+pub mod known_items;
 pub mod rss;
 
 use std::time::Duration;
