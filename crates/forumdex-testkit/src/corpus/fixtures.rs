@@ -24,6 +24,15 @@ pub fn post(
     record.to_string()
 }
 
+/// A deletion of post `id` in topic `topic`, observed at `observed_at`.
+pub fn deletion(id: i64, topic: i64, observed_at: &str) -> String {
+    line(json!({
+        "kind": "post", "post_id": id, "topic_id": topic, "title": "", "content_html": "",
+        "author": {"profile_id": null, "username": ""}, "deleted": true,
+        "observed_at": observed_at,
+    }))
+}
+
 /// Any record from JSON.
 pub fn line(record: Value) -> String {
     record.to_string()

@@ -1,6 +1,7 @@
 //! The conformance suite of the corpus seams (`CorpusRead`, `CorpusWrite`,
 //! `CorpusMaintenance`): the canonical rule, derived values, keyset listings, MVCC
-//! snapshots, deletions and takedowns, each case on fresh, empty stores.
+//! snapshots, deletions and takedowns, topic documents across imports, each case on fresh,
+//! empty stores.
 //! [`corpus_store_conformance!`](crate::corpus_store_conformance) runs every case.
 
 pub mod canonical;
@@ -9,12 +10,14 @@ pub mod fixtures;
 pub mod listing;
 pub mod removals;
 pub mod snapshots;
+pub mod topics;
 
 pub use canonical::*;
 pub use derived::*;
 pub use listing::*;
 pub use removals::*;
 pub use snapshots::*;
+pub use topics::*;
 
 /// Runs every case of [`corpus`](crate::corpus) as a `#[test]` in a module
 /// `corpus_store_conformance`, on stores made by `$make` (`|dir: &Path| -> impl CorpusWrite
@@ -41,6 +44,10 @@ macro_rules! corpus_store_conformance {
             posts_changed_lists_what_became_canonical_in_a_range,
             a_deleted_canonical_post_is_served_as_absent,
             takedowns_hold_at_every_snapshot_until_lifted,
+            topic_values_at_an_older_snapshot_stay_after_later_imports,
+            deleting_posts_updates_their_topic_at_each_snapshot,
+            a_takedown_inside_a_topic_leaves_its_posts_out_of_the_topic,
+            a_large_topic_matches_a_model_of_its_posts_at_every_snapshot,
         );
     };
 }

@@ -36,15 +36,6 @@ fn three_posts(store: &dyn CorpusWrite) -> i64 {
     .unwrap()
 }
 
-/// A deletion of post `id` in topic `topic`, observed at `observed_at`.
-fn deletion(id: i64, topic: i64, observed_at: &str) -> String {
-    line(json!({
-        "kind": "post", "post_id": id, "topic_id": topic, "title": "", "content_html": "",
-        "author": {"profile_id": null, "username": ""}, "deleted": true,
-        "observed_at": observed_at,
-    }))
-}
-
 /// A canonical deletion serves the post as absent from its sequence on (lookups, batched
 /// lookups, listings, topic and profile derivations, counts) and reports it to an index
 /// as deleted; earlier snapshots still see the post; an older observation does not bring
