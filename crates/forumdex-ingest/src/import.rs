@@ -1,5 +1,6 @@
-//! The import pipeline: this thread reads and validates lines (detecting languages), a
-//! writer thread applies full batches to the store, so parsing and SQLite overlap.
+//! The import pipeline: a reader thread splits the inputs into lines, parse workers validate
+//! them and detect languages, this thread routes languages by board in line order and cuts
+//! batches, and a writer thread applies them to the store, so parsing and SQLite overlap.
 
 use std::io::{self, BufRead, IsTerminal, Read};
 use std::path::Path;
@@ -13,8 +14,9 @@ use forumdex_images::ImageObjects;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
+use crate::boards::BoardLanguages;
 use crate::images::{self, ImageFailure};
-use crate::language;
+use crate::language::{self, Detection};
 use crate::source::Source;
 
 /// Longest accepted line; a longer one is rejected without being held in memory.
@@ -137,8 +139,15 @@ enum ReadMsg {
 
 /// A parsed chunk: one result per non-blank line, in order.
 enum ParsedMsg {
-    Lines(usize, Vec<(u64, Result<Observation, String>)>),
+    Lines(usize, Vec<(u64, Result<Parsed, String>)>),
     Failed(String),
+}
+
+/// A valid line, with what detection found when it is a post without a language (routed
+/// by its board in line order, see [`language::route`]).
+struct Parsed {
+    observation: Observation,
+    detection: Option<Detection>,
 }
 
 /// Imports `sources` in order into `store`. `on_reject` sees each rejected line as it is
@@ -147,8 +156,10 @@ enum ParsedMsg {
 ///
 /// Four stages overlap: a reader thread splits the inputs into chunks of lines, parse
 /// workers (one per core) validate them and detect languages, this thread puts the results
-/// back in order, counts and reports them and cuts batches, and a writer thread applies
-/// the batches to the store. Every channel is bounded, so memory stays flat.
+/// back in order, gives posts without a language their board's or their text's
+/// ([`language::route`], with the boards read so far or already in `store`), counts and
+/// reports them and cuts batches, and a writer thread applies the batches to the store.
+/// Every channel is bounded, so memory stays flat.
 pub fn import_files(
     store: &dyn CorpusWrite,
     sources: &[Source],
@@ -160,6 +171,10 @@ pub fn import_files(
     let names: Vec<String> = sources.iter().map(Source::display_name).collect();
     let base_dirs: Vec<std::path::PathBuf> = sources.iter().map(Source::base_dir).collect();
     let mut summary = ImportSummary::default();
+    let before = store
+        .snapshot(Millis::now())
+        .context("reading the corpus's newest sequence")?;
+    let mut boards = BoardLanguages::over_store(store, before.seq);
     std::thread::scope(|scope| -> anyhow::Result<()> {
         let (batches, received) = mpsc::sync_channel::<Vec<Observation>>(2);
         // Told after every commit (a full channel already holds the news).
@@ -205,6 +220,7 @@ pub fn import_files(
             &names,
             options.batch_size,
             &batches,
+            &mut boards,
             &mut summary,
             &mut on_reject,
         );
@@ -315,8 +331,12 @@ fn parse_worker(
                         }
                         let result = Observation::parse_line(&line)
                             .map(|mut observation| {
-                                complete(&mut observation.record, &base_dirs[chunk.source]);
-                                observation
+                                let detection =
+                                    complete(&mut observation.record, &base_dirs[chunk.source]);
+                                Parsed {
+                                    observation,
+                                    detection,
+                                }
                             })
                             .map_err(|err| err.0);
                         (number, result)
@@ -331,13 +351,15 @@ fn parse_worker(
     }
 }
 
-/// The ordering stage: takes parsed chunks back in the order they were dealt, counts and
-/// reports them, and sends full batches to the writer.
+/// The ordering stage: takes parsed chunks back in the order they were dealt, routes the
+/// languages of posts without one by their board, counts and reports them, and sends full
+/// batches to the writer.
 fn collect(
     workers: &[mpsc::Receiver<ParsedMsg>],
     names: &[String],
     batch_size: usize,
     batches: &mpsc::SyncSender<Vec<Observation>>,
+    boards: &mut BoardLanguages<'_>,
     summary: &mut ImportSummary,
     on_reject: &mut impl FnMut(&Rejection),
 ) -> anyhow::Result<()> {
@@ -357,7 +379,19 @@ fn collect(
         };
         for (line, result) in results {
             match result {
-                Ok(observation) => {
+                Ok(Parsed {
+                    mut observation,
+                    detection,
+                }) => {
+                    boards.observe(&observation.record);
+                    if let (Record::Post(post), Some(detection)) =
+                        (&mut observation.record, detection)
+                    {
+                        let prior = boards
+                            .of_post(post)
+                            .context("reading a board's name from the corpus")?;
+                        post.language = language::route(prior, &detection).map(str::to_owned);
+                    }
                     summary.count(&observation.record);
                     batch.push(observation);
                     if batch.len() >= batch_size {
@@ -385,20 +419,20 @@ fn rejection(file: &str, line: u64, reason: String) -> Rejection {
     }
 }
 
-/// Fills what the importer derives: a detected language for posts without one, and image
-/// file paths resolved against the corpus file's folder.
-fn complete(record: &mut Record, base_dir: &Path) {
+/// Resolves image file paths against the corpus file's folder, and detects the language of
+/// a post without one (routed later, in order, where its board is known).
+fn complete(record: &mut Record, base_dir: &Path) -> Option<Detection> {
     match record {
         Record::Post(post) if post.language.is_none() => {
-            let text = html_to_text(&post.content_html);
-            post.language = language::detect(&text).map(str::to_owned);
+            Some(Detection::of(&html_to_text(&post.content_html)))
         }
         Record::Image(image) => {
             if let Some(file) = &image.file {
                 image.file = Some(base_dir.join(file).display().to_string());
             }
+            None
         }
-        _ => {}
+        _ => None,
     }
 }
 
