@@ -128,8 +128,8 @@ pub struct BoardLanguages<'a> {
     boards: HashMap<i64, BoardFacts>,
     /// Topic -> board, from topic records and store lookups (`None`: looked up, unknown).
     topics: HashMap<i64, Option<i64>>,
-    /// Topics already looked up in the store for an unknown board.
-    asked: HashSet<i64>,
+    /// Store lookups done: (topic, board asked for; `None`: the topic's board).
+    asked: HashSet<(i64, Option<i64>)>,
     languages: HashMap<i64, Option<Lang>>,
 }
 
@@ -215,8 +215,8 @@ impl<'a> BoardLanguages<'a> {
         None
     }
 
-    /// Asks the store (once per topic) for one of `topic_id`'s posts, in `board` when
-    /// given, and learns that post's board and its name; returns the board.
+    /// Asks the store (once per topic and board) for one of `topic_id`'s posts, in `board`
+    /// when given, and learns that post's board and its name; returns the board.
     fn look_up(&mut self, topic_id: i64, board: Option<i64>) -> Result<Option<i64>, StoreError> {
         let Some((store, seq)) = self.store else {
             return Ok(None);
@@ -224,7 +224,7 @@ impl<'a> BoardLanguages<'a> {
         if self.asked.len() >= MAX_TOPICS {
             self.asked.clear();
         }
-        if !self.asked.insert(topic_id) {
+        if !self.asked.insert((topic_id, board)) {
             return Ok(None);
         }
         let request = ListRequest {

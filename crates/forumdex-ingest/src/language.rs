@@ -18,9 +18,11 @@
 //!   "Deutsch (German)"); and no stretch of it reads as the board's language (a Russian
 //!   reply quoting English, judged stretch by stretch between the two languages only).
 //!
-//! So short texts, unreliable guesses and mixed posts take their board's language. On the
-//! real Bitcointalk sample 99% of the local-language boards' posts land in their board's
-//! language (95% before), the rest being English posts; BENCHMARKS.md has the figures.
+//! So short texts, unreliable guesses and mixed posts take their board's language. In the
+//! real Bitcointalk corpus 99.1% of the local-language boards' posts (6,781 of 6,841) land
+//! in their board's language, 94.3% with detection alone; the rest are English posts
+//! (announcements, replies of English speakers). `examples/language_routing.rs` measures
+//! it on any corpus file without importing it.
 
 use std::sync::LazyLock;
 

@@ -86,3 +86,106 @@ fn detection_does_not_change_the_observation_identity() {
     assert_eq!((first.new_observations, second.new_observations), (1, 0));
     assert_eq!(post_doc(&store, 1).language.as_deref(), Some("en"));
 }
+
+/// A post line without a language, in `board` (none: its topic's).
+fn unlabelled(post_id: i64, topic_id: i64, board: Option<i64>, content: &str) -> String {
+    let mut record: Value = serde_json::from_str(&post(
+        post_id,
+        topic_id,
+        json!({"content_html": content, "board_id": board}),
+    ))
+    .unwrap();
+    record.as_object_mut().unwrap().remove("language");
+    record.to_string()
+}
+
+fn board_with_parent(board_id: i64, name: &str, parent: i64) -> String {
+    merged(
+        serde_json::from_str(&board(board_id, name)).unwrap(),
+        json!({"parent_board_id": parent}),
+    )
+}
+
+const ENGLISH_ANNOUNCEMENT: &str = "CoinMarketBrasil will provide a decentralization system for business project operations, which can be deployed to existing ERP systems, adding database security and implementing managed blockchain services.";
+
+#[test]
+fn posts_without_a_language_take_their_boards_unless_the_text_clearly_is_another() {
+    let (store, dir) = store();
+    let lines = [
+        board(16, "Deutsch (German)"),
+        board_with_parent(17, "Trading und Spekulation", 16),
+        board(10, "Русский (Russian)"),
+        board(159, "Announcements (Altcoins)"),
+        topic(5, 17, "Kurs"),
+        unlabelled(1, 5, Some(17), "[reserviert]"),
+        unlabelled(2, 5, None, "Danke!"),
+        unlabelled(3, 5, Some(16), ENGLISH_ANNOUNCEMENT),
+        unlabelled(
+            4,
+            6,
+            Some(10),
+            "Да! Да! У меня написано: Validation Completed Congratulations! Please wait for all users to complete theirs.",
+        ),
+        unlabelled(5, 6, Some(10), "Where is the english translation?"),
+        unlabelled(6, 7, Some(159), "[reserved]"),
+        unlabelled(7, 7, Some(159), ENGLISH_ANNOUNCEMENT),
+        post(8, 5, json!({"board_id": 16, "language": "pt-BR"})),
+        // A board read after its posts counts from there on.
+        unlabelled(9, 8, Some(29), "Reservado"),
+        board(29, "Português (Portuguese)"),
+        unlabelled(10, 8, Some(29), "Reservado"),
+    ];
+    let path = write(dir.path(), "boards.jsonl", &jsonl(&lines));
+    let (summary, seen) = import(&store, &[&path], 4);
+    assert!(seen.is_empty(), "{seen:?}");
+    assert_eq!(summary.posts, 10);
+    let expected = [
+        (1, Some("de"), "short, in a child of the German board"),
+        (2, Some("de"), "no board of its own: its topic's"),
+        (3, Some("en"), "long and clearly English"),
+        (4, Some("ru"), "Russian quoting English"),
+        (5, Some("en"), "English in another script than Russian's"),
+        (6, None, "short, in a board without a language"),
+        (7, Some("en"), "detected"),
+        (8, Some("pt-BR"), "its own language is kept"),
+        (9, None, "before its board was read"),
+        (10, Some("pt"), "after"),
+    ];
+    for (post_id, language, why) in expected {
+        assert_eq!(
+            post_doc(&store, post_id).language.as_deref(),
+            language,
+            "post {post_id}: {why}"
+        );
+    }
+}
+
+#[test]
+fn boards_already_in_the_corpus_are_priors_too() {
+    let (store, dir) = store();
+    let first = [
+        board(16, "Deutsch (German)"),
+        topic(5, 16, "Kurs"),
+        post(1, 5, json!({"board_id": 16, "language": "de"})),
+    ];
+    let first = write(dir.path(), "first.jsonl", &jsonl(&first));
+    import(&store, &[&first], 10);
+    // Posts only: the board is known from the corpus, through the topic's posts.
+    let second = [
+        unlabelled(2, 5, Some(16), "[reserviert]"),
+        unlabelled(3, 5, None, "Danke!"),
+        unlabelled(4, 9, Some(16), "Gut so"),
+        unlabelled(5, 9, Some(77), "Gut so"),
+    ];
+    let second = write(dir.path(), "second.jsonl", &jsonl(&second));
+    let (summary, seen) = import(&store, &[&second], 10);
+    assert!(seen.is_empty(), "{seen:?}");
+    assert_eq!(summary.new_observations, 4);
+    for (post_id, language) in [(2, Some("de")), (3, Some("de")), (4, Some("de")), (5, None)] {
+        assert_eq!(
+            post_doc(&store, post_id).language.as_deref(),
+            language,
+            "post {post_id}"
+        );
+    }
+}
