@@ -1,4 +1,5 @@
-//! The SQLite store: the conformance suite of forumdex-testkit, plus its query plans.
+//! The SQLite store: the conformance suite of forumdex-testkit, plus its query plans, its
+//! migrations and its topic statistics against aggregation.
 
 use forumdex_corpus::*;
 use forumdex_testkit::corpus::fixtures::listing_corpus;
@@ -79,4 +80,243 @@ fn a_database_from_before_deletions_is_migrated() {
         .unwrap();
     assert!(store.post(victim.post_id, seq).unwrap().is_none());
     assert_eq!(store.counts(seq).unwrap().posts, before - 1);
+}
+
+/// xorshift64: deterministic randomness for the workloads below.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len() as u64) as usize]
+    }
+}
+
+/// The topics the random batches write, two that cases write alone, and one never named.
+const TOPICS: [i64; 9] = [1, 2, 3, 4, 5, 6, 7, 8, 99];
+
+/// One batch of random lines over 120 posts in topics 1-6: new posts, edits and moves
+/// (observations older than the canonical one included), deletions, every kind of merit,
+/// `is_op` absent, true or false, posts with and without boards or dates, topic records
+/// with and without boards.
+fn random_batch(rng: &mut Rng) -> Vec<String> {
+    use forumdex_testkit::corpus::fixtures::{deletion, line, post};
+    let mut lines = Vec::new();
+    for _ in 0..40 {
+        let id = 1 + rng.below(120) as i64;
+        let topic = 1 + rng.below(6) as i64;
+        let observed_at = Millis(1_700_000_000_000 + rng.below(1_000_000) as i64).to_rfc3339();
+        if rng.below(8) == 0 {
+            lines.push(deletion(id, topic, &observed_at));
+            continue;
+        }
+        let merit = match rng.below(4) {
+            0 => serde_json::json!(null),
+            1 => serde_json::json!({"total": 3, "distinct_senders": 2, "transactions": 2}),
+            _ => {
+                let senders: Vec<_> = (0..rng.below(3))
+                    .map(|_| serde_json::json!({"profile_id": 1 + rng.below(5), "amount": 1 + rng.below(3)}))
+                    .collect();
+                serde_json::json!({ "senders": senders })
+            }
+        };
+        let posted_at = (rng.below(6) != 0)
+            .then(|| Millis(1_600_000_000_000 + rng.below(1_000) as i64 * 3_600_000).to_rfc3339());
+        lines.push(post(
+            id,
+            topic,
+            rng.pick(&[None, Some(1), Some(2), Some(3)]),
+            posted_at.as_deref(),
+            serde_json::json!({
+                "merit": merit,
+                "board_id": rng.pick(&[None, None, Some(7), Some(8)]),
+                "is_op": rng.pick(&[None, None, None, None, Some(true), Some(false)]),
+                "language": rng.pick(&["en", "de"]),
+                "observed_at": observed_at,
+            }),
+        ));
+    }
+    if rng.below(3) == 0 {
+        let topic = 1 + rng.below(6) as i64;
+        lines.push(line(serde_json::json!({
+            "kind": "topic", "topic_id": topic, "title": format!("topic {topic}"),
+            "board_id": rng.pick(&[None, Some(7)]),
+            "observed_at": Millis(1_700_000_000_000 + rng.below(1_000_000) as i64).to_rfc3339(),
+        })));
+    }
+    lines
+}
+
+fn import_lines(store: &SqliteCorpusStore, lines: &[String]) -> i64 {
+    forumdex_testkit::corpus::fixtures::import(store, lines, 1_700_000_000_000).unwrap()
+}
+
+/// A copy of the store's corpus without its topic statistics: every topic read aggregates.
+fn aggregating_copy(store: &SqliteCorpusStore) -> (tempfile::TempDir, SqliteCorpusStore) {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join(SqliteCorpusStore::FILE_NAME);
+    let conn = rusqlite::Connection::open(store.path()).unwrap();
+    conn.execute("VACUUM INTO ?1", [copy.to_str().unwrap()])
+        .unwrap();
+    let conn = rusqlite::Connection::open(&copy).unwrap();
+    conn.execute_batch(
+        "DELETE FROM topic_stat_versions;
+         UPDATE topic_stats_since SET seq = 9223372036854775807;",
+    )
+    .unwrap();
+    drop(conn);
+    let aggregating = SqliteCorpusStore::open(dir.path()).unwrap();
+    (dir, aggregating)
+}
+
+/// Every topic document at every sequence, in `TOPICS` order.
+fn every_topic(store: &SqliteCorpusStore, last: i64) -> Vec<Option<TopicDoc>> {
+    (1..=last)
+        .flat_map(|seq| TOPICS.map(|topic| store.topic(topic, seq).unwrap()))
+        .collect()
+}
+
+/// Topic reads from the kept statistics give the very documents aggregation gives, for every
+/// topic at every sequence of random imports, with random takedowns in force and lifted.
+#[test]
+fn kept_topic_statistics_answer_like_aggregation_at_every_sequence() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteCorpusStore::open(dir.path()).unwrap();
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut in_force = Vec::new();
+    let mut last = 0;
+    for batch in 0..30 {
+        last = import_lines(&store, &random_batch(&mut rng));
+        if batch % 3 == 0 {
+            let target = match rng.below(3) {
+                0 => TakedownTarget::Post(1 + rng.below(120) as i64),
+                1 => TakedownTarget::Profile(1 + rng.below(3) as i64),
+                _ => TakedownTarget::Topic(1 + rng.below(6) as i64),
+            };
+            if let Ok(takedown) = store.add_takedown(target, "test", Millis(batch)) {
+                in_force.push(takedown.takedown_id);
+            }
+        }
+        if batch % 7 == 6 && !in_force.is_empty() {
+            let lifted = in_force.remove(rng.below(in_force.len() as u64) as usize);
+            store.lift_takedown(lifted, "", Millis(batch)).unwrap();
+        }
+    }
+    assert!(!in_force.is_empty());
+    let (_copy_dir, aggregating) = aggregating_copy(&store);
+    let kept = every_topic(&store, last);
+    assert!(kept.iter().filter(|doc| doc.is_some()).count() > 100);
+    assert_eq!(kept, every_topic(&aggregating, last), "takedowns in force");
+    for takedown in in_force {
+        store.lift_takedown(takedown, "", Millis(100)).unwrap();
+        aggregating
+            .lift_takedown(takedown, "", Millis(100))
+            .unwrap();
+    }
+    assert_eq!(
+        every_topic(&store, last),
+        every_topic(&aggregating, last),
+        "no takedown in force"
+    );
+}
+
+/// A corpus written before the topic statistics (without their tables) gets them when
+/// opened: every topic reads the same at every sequence (older ones aggregate, or use rows
+/// valid from each topic's last change), takedowns in force included, and imports keep them.
+#[test]
+fn a_corpus_from_before_topic_statistics_is_backfilled() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+    let (before, last, changed) = {
+        let store = SqliteCorpusStore::open(dir.path()).unwrap();
+        for _ in 0..12 {
+            import_lines(&store, &random_batch(&mut rng));
+        }
+        // Topic 7 changes last at `changed`, before the newest sequence.
+        let alone = |id, topic| {
+            forumdex_testkit::corpus::fixtures::post(id, topic, None, None, serde_json::json!({}))
+        };
+        import_lines(&store, &[alone(500, 7), alone(501, 7)]);
+        let changed = import_lines(&store, &[alone(502, 7)]);
+        let last = import_lines(&store, &[alone(600, 8)]);
+        store
+            .add_takedown(TakedownTarget::Profile(2), "test", Millis(1))
+            .unwrap();
+        (every_topic(&store, last), last, changed)
+    };
+    let conn = rusqlite::Connection::open(dir.path().join(SqliteCorpusStore::FILE_NAME)).unwrap();
+    conn.execute_batch(
+        "DROP TABLE topic_stat_versions; DROP TABLE topic_merit_senders;
+         DROP TABLE topic_stats_since; DROP TABLE takedown_topics;",
+    )
+    .unwrap();
+    let store = SqliteCorpusStore::open(dir.path()).unwrap();
+    assert_eq!(every_topic(&store, last), before);
+    let (since, valid_from): (i64, i64) = conn
+        .query_row(
+            "SELECT (SELECT seq FROM topic_stats_since),
+                    (SELECT valid_from FROM topic_stat_versions WHERE topic_id = 7)",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(since, last);
+    assert_eq!(
+        valid_from, changed,
+        "a row is valid from its topic's last change"
+    );
+    assert_eq!(store.topic(7, changed - 1).unwrap().unwrap().post_count, 2);
+    for _ in 0..6 {
+        import_lines(&store, &random_batch(&mut rng));
+    }
+    let newest = store.snapshot(Millis(0)).unwrap().seq;
+    let (_copy_dir, aggregating) = aggregating_copy(&store);
+    assert_eq!(
+        every_topic(&store, newest),
+        every_topic(&aggregating, newest)
+    );
+}
+
+/// Superseded topic statistics are collected with the versions, not counted with them.
+#[test]
+fn superseded_topic_statistics_are_collected_with_the_versions() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteCorpusStore::open(dir.path()).unwrap();
+    let rows = || -> (i64, i64) {
+        let conn = rusqlite::Connection::open(store.path()).unwrap();
+        conn.query_row(
+            "SELECT COUNT(*), COUNT(valid_to) FROM topic_stat_versions",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .unwrap()
+    };
+    let base = Millis::now().0 + 3_600_000;
+    let post = |observed_at: &str| {
+        forumdex_testkit::corpus::fixtures::post(
+            1,
+            10,
+            None,
+            None,
+            serde_json::json!({"observed_at": observed_at}),
+        )
+    };
+    forumdex_testkit::corpus::fixtures::import(&store, &[post("2024-01-01T00:00:00Z")], base);
+    let s2 = forumdex_testkit::corpus::fixtures::import(
+        &store,
+        &[post("2024-02-01T00:00:00Z")],
+        base + 5_000,
+    )
+    .unwrap();
+    assert_eq!(rows(), (2, 1), "merit.observed_at moved: a new row");
+    let topic = store.topic(10, s2).unwrap();
+    assert_eq!(store.collect_garbage(Millis(base + 5_001)).unwrap(), 1);
+    assert_eq!(rows(), (1, 0));
+    assert_eq!(store.topic(10, s2).unwrap(), topic);
 }
