@@ -11,12 +11,15 @@
 //! - no prior (English-dominant but mixed boards such as "Announcements (Altcoins)"): the
 //!   detected language when the guess is usable ([`Detection::language`]), else none;
 //! - with a prior, the board's language, unless the text clearly is another one. "Clearly"
-//!   means all of: the text has at least [`MIN_CHARS`] letters; whatlang's guess is
+//!   means all of: the text has at least 12 letters (`MIN_CHARS`); whatlang's guess is
 //!   reliable (its confidence, the margin between the two best languages, above 0.9); the
-//!   text is written in another script than the board's language (English in "Русский
-//!   (Russian)") or has at least [`LONG_LETTERS`] letters (an English announcement copied in
-//!   "Deutsch (German)"); and no stretch of it reads as the board's language (a Russian
-//!   reply quoting English, judged stretch by stretch between the two languages only).
+//!   guess is in another script than the board's language (English in "Русский
+//!   (Russian)") or the text has at least 100 letters (`LONG_LETTERS`: an English
+//!   announcement copied in "Deutsch (German)"); and no part of the text reads as the
+//!   board's language: under 12 letters in the board language's script when the guess is
+//!   in another one, and no stretch of about 80 characters judged the board's language by
+//!   a detector choosing between the two languages only (a Russian or Indonesian reply
+//!   quoting English stays Russian or Indonesian).
 //!
 //! So short texts, unreliable guesses and mixed posts take their board's language. In the
 //! real Bitcointalk corpus 99.1% of the local-language boards' posts (6,781 of 6,841) land
@@ -142,10 +145,12 @@ impl Detection {
         if other == prior || !info.is_reliable() {
             return None;
         }
-        if writes_in(prior, info.script()) && self.letters < LONG_LETTERS {
+        let other_script = !writes_in(prior, info.script());
+        if !other_script && self.letters < LONG_LETTERS {
             return None;
         }
-        if !writes_in(prior, info.script()) && self.letters_written_in(prior) >= MIN_CHARS {
+        // Another script's guess on a text partly in the prior's script: a mixed text.
+        if other_script && self.letters_written_in(prior) >= MIN_CHARS {
             return None;
         }
         let pair = Detector::with_allowlist(vec![prior, other]);
