@@ -3,7 +3,8 @@
 //!    of an opening post), a typo neighbour counting for its missing word;
 //! 2. **typo**: how many of those are exact rather than a neighbour of a missing word;
 //! 3. **proximity**: how many pairs of consecutive query words stand within
-//!    [`PROXIMITY_SLOP`] positions of each other in the text (either order);
+//!    [`PROXIMITY_SLOP`] positions of each other in the text (either order), for pairs
+//!    where one word is held by at most [`PROXIMITY_MAX_DOC_FREQ`] posts;
 //! 4. **exactness**: how many words the post holds as typed, not only by their stem;
 //! 5. **BM25** of the text, plus `1.5 x IDF` per title word of an opening post.
 //!
@@ -27,6 +28,10 @@ use crate::index::Fields;
 /// Positions two consecutive query words may stand apart (a removed stop word between them
 /// counts as one); 3 also accepts them swapped and adjacent.
 pub const PROXIMITY_SLOP: u32 = 3;
+/// Pairs whose both words are held by more posts of the index than this are not
+/// measured for proximity: their phrase query walks two long position lists (the slowest
+/// part of a query) to order posts that hold two common words.
+pub const PROXIMITY_MAX_DOC_FREQ: u64 = 5_000;
 /// Score of a title match, times the term's IDF (a content match scores at most about
 /// `2.2 x IDF` in BM25).
 const TITLE_WEIGHT: f64 = 1.5;
@@ -148,6 +153,8 @@ struct IndexWord<'a> {
     word: &'a QueryWord,
     /// Its term (stemmed), when held by the index's title or text.
     term: Option<String>,
+    /// Posts of the index whose text holds the term.
+    text_doc_freq: u64,
     /// The terms of its neighbours the index holds, when the word is missing.
     neighbour_terms: Vec<String>,
 }
@@ -195,9 +202,13 @@ pub(super) fn index_query(
                 neighbour_terms.push(t);
             }
         }
+        let text_doc_freq = searcher
+            .doc_freq(&Term::from_field_text(fields.content, &term))
+            .unwrap_or(0);
         index_words.push(IndexWord {
             word,
             term: held(&term).then_some(term),
+            text_doc_freq,
             neighbour_terms,
         });
     }
@@ -299,11 +310,16 @@ pub(super) fn index_query(
     })
 }
 
-/// Consecutive words both held exactly: the pairs whose closeness counts.
+/// Consecutive words both held exactly, one of them by at most [`PROXIMITY_MAX_DOC_FREQ`]
+/// posts: the pairs whose closeness counts.
 fn pairs<'a>(words: &'a [IndexWord]) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
-    words
-        .windows(2)
-        .filter_map(|pair| Some((pair[0].term.as_deref()?, pair[1].term.as_deref()?)))
+    words.windows(2).filter_map(|pair| {
+        let rarer = pair[0].text_doc_freq.min(pair[1].text_doc_freq);
+        if rarer > PROXIMITY_MAX_DOC_FREQ {
+            return None;
+        }
+        Some((pair[0].term.as_deref()?, pair[1].term.as_deref()?))
+    })
 }
 
 fn term_query(field: tantivy::schema::Field, term: &str) -> Box<dyn Query> {
