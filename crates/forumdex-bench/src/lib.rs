@@ -23,13 +23,32 @@ use std::time::Duration;
 /// The benchmark's search queries (`queries.tsv`): `(query, language)`, `None` meaning every
 /// index.
 pub fn queries() -> Vec<(String, Option<String>)> {
-    include_str!("../queries.tsv")
-        .lines()
+    parse_queries(include_str!("../queries.tsv"), None)
+}
+
+/// The queries of a query file: lines of tab-separated columns whose first two are the
+/// query and its language (`-` for every index), as `queries.tsv` and `forumdex relevance`'s
+/// files have them (further columns are ignored; `#` lines are comments). `lang` replaces
+/// every line's language when given (`-` for every index).
+pub fn query_file(
+    path: &std::path::Path,
+    lang: Option<&str>,
+) -> anyhow::Result<Vec<(String, Option<String>)>> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let queries = parse_queries(&text, lang);
+    anyhow::ensure!(!queries.is_empty(), "{}: no query", path.display());
+    Ok(queries)
+}
+
+fn parse_queries(text: &str, lang: Option<&str>) -> Vec<(String, Option<String>)> {
+    text.lines()
         .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
         .filter_map(|line| {
-            let (q, lang) = line.split_once('\t')?;
-            let lang = (lang.trim() != "-").then(|| lang.trim().to_owned());
-            Some((q.to_owned(), lang))
+            let mut columns = line.split('\t');
+            let q = columns.next()?;
+            let lang = lang.or(columns.next())?.trim();
+            Some((q.to_owned(), (lang != "-").then(|| lang.to_owned())))
         })
         .collect()
 }

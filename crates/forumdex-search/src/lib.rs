@@ -36,3 +36,9 @@ impl From<tantivy::TantivyError> for SearchError {
         Self::Index(err.to_string())
     }
 }
+
+impl From<std::io::Error> for SearchError {
+    fn from(err: std::io::Error) -> Self {
+        Self::Index(err.to_string())
+    }
+}

@@ -4,7 +4,12 @@
 //! fdx-engine tantivy    --data DIR [--threads 2] [--seconds 20]
 //! fdx-engine fts5-build --data DIR            builds DIR/bench-fts5.sqlite from the corpus
 //! fdx-engine fts5       --data DIR [--threads 2] [--seconds 20]
+//! fdx-engine forumdex   --data DIR [--threads 2] [--seconds 20]
 //! ```
+//!
+//! Each takes `--queries FILE` (a `forumdex relevance` query file, or any file whose lines
+//! are a query and a language) instead of the built-in set, and `--lang CODE` (`-` for
+//! every index) to search every query in one language.
 //!
 //! - **tantivy**: the very indexes forumdex serves (`DIR/search/<lang>/`, with forumdex's
 //!   analyzers), queried the plain way: the words OR-ed over `title_text` and `content`
@@ -17,7 +22,11 @@
 //!   queried with the words OR-ed, `count(*)` for the total and the best 20 by `bm25` with a
 //!   `snippet()`.
 //!
-//! Both run `threads` threads in a closed loop over the query set for `seconds` and print
+//! - **forumdex**: forumdex's own search in process (`forumdex_search::search` with the
+//!   API's defaults: tiers, re-rank, quality filter, spelling, highlights), without HTTP,
+//!   authentication or billing.
+//!
+//! Each runs `threads` threads in a closed loop over the query set for `seconds` and print
 //! one JSON line: queries/s, latency percentiles and the CPU time spent per query (which,
 //! unlike queries/s, other work on the machine does not inflate).
 
@@ -26,7 +35,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use forumdex_bench::{Latencies, queries, rss};
+use forumdex_bench::{Latencies, queries, query_file, rss};
 use forumdex_corpus::text::html_to_text;
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{Query, QueryParser};
@@ -60,11 +69,17 @@ fn main() -> anyhow::Result<()> {
     };
     let threads = number("threads", 2)? as usize;
     let seconds = number("seconds", 20)?;
+    let lang = options.get("lang").map(String::as_str);
+    let queries = match options.get("queries") {
+        Some(file) => query_file(Path::new(file), lang)?,
+        None => queries(),
+    };
     match command.as_str() {
         "tantivy" => {
             let engine = Tantivy::open(&data)?;
             measure(
                 "bare-tantivy",
+                &queries,
                 threads,
                 seconds,
                 || (),
@@ -77,6 +92,7 @@ fn main() -> anyhow::Result<()> {
             anyhow::ensure!(file.is_file(), "run fts5-build first");
             measure(
                 "sqlite-fts5",
+                &queries,
                 threads,
                 seconds,
                 || {
@@ -89,8 +105,24 @@ fn main() -> anyhow::Result<()> {
                 fts5_search,
             )
         }
+        "forumdex" => {
+            let indexes = forumdex_search::SearchIndexes::open(&data)?;
+            measure(
+                "forumdex-search",
+                &queries,
+                threads,
+                seconds,
+                || (),
+                |(), q, lang| {
+                    let mut request = forumdex_search::SearchRequest::new(q);
+                    request.lang = lang.and_then(forumdex_search::LangCode::parse);
+                    Ok(forumdex_search::search(&indexes, &request)?.total)
+                },
+            )
+        }
         _ => bail!(
-            "usage: fdx-engine tantivy|fts5-build|fts5 --data DIR [--threads N] [--seconds S]"
+            "usage: fdx-engine tantivy|fts5-build|fts5|forumdex --data DIR [--threads N] \
+             [--seconds S] [--queries FILE] [--lang CODE]"
         ),
     }
 }
@@ -99,15 +131,15 @@ fn main() -> anyhow::Result<()> {
 /// pass that warms caches) and prints the JSON line. `search` returns the total hits.
 fn measure<S>(
     label: &str,
+    queries: &[(String, Option<String>)],
     threads: usize,
     seconds: u64,
     state: impl Fn() -> S + Sync,
     search: impl Fn(&mut S, &str, Option<&str>) -> anyhow::Result<u64> + Sync,
 ) -> anyhow::Result<()> {
-    let queries = queries();
     let mut warm = state();
     let mut totals = Vec::new();
-    for (q, lang) in &queries {
+    for (q, lang) in queries {
         totals.push(search(&mut warm, q, lang.as_deref())?);
     }
     let cpu_at_start = rss::cpu_seconds(0).unwrap_or(0.0);
@@ -116,7 +148,7 @@ fn measure<S>(
     std::thread::scope(|scope| -> anyhow::Result<()> {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
-                let (queries, state, search) = (&queries, &state, &search);
+                let (state, search) = (&state, &search);
                 scope.spawn(move || -> anyhow::Result<Latencies> {
                     let mut s = state();
                     let mut latencies = Latencies::default();

@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! fdx-load paths --data DIR --out DIR            search.paths, lookups.paths, topic.txt
+//!                [--queries FILE] [--lang CODE]  search.paths of a query file (see fdx-engine)
 //! fdx-load walk  --addr A --key K --topic T --out DIR [--keep 50]
 //!                                                pages-start.paths, pages-end.paths (cursors)
 //! fdx-load run   --addr A --key K --paths FILE [--concurrency 8] [--seconds 20]
@@ -23,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use forumdex_bench::http::Connection;
-use forumdex_bench::{Latencies, queries, rss};
+use forumdex_bench::{Latencies, queries, query_file, rss};
 use rand::seq::SliceRandom;
 use rand::{SeedableRng, rngs::StdRng};
 
@@ -85,12 +86,16 @@ fn paths(options: &Options) -> anyhow::Result<()> {
     let data = PathBuf::from(options.get("data")?);
     let out = PathBuf::from(options.get("out")?);
     std::fs::create_dir_all(&out)?;
+    let queries = match options.0.get("queries") {
+        Some(file) => query_file(Path::new(file), options.0.get("lang").map(String::as_str))?,
+        None => queries(),
+    };
     let mut search = String::new();
-    for (q, lang) in queries() {
+    for (q, lang) in &queries {
         let mut url = form_urlencoded::Serializer::new(String::new());
-        url.append_pair("q", &q);
+        url.append_pair("q", q);
         if let Some(lang) = lang {
-            url.append_pair("lang", &lang);
+            url.append_pair("lang", lang);
         }
         search.push_str(&format!("/api/v1/search?{}\n", url.finish()));
     }
@@ -131,7 +136,7 @@ fn paths(options: &Options) -> anyhow::Result<()> {
     std::fs::write(out.join("topic.txt"), format!("{topic} {posts}\n"))?;
     eprintln!(
         "wrote {} search paths, {} lookup paths; largest topic {topic} holds {posts} posts",
-        queries().len(),
+        queries.len(),
         lookups.len()
     );
     Ok(())

@@ -1,6 +1,6 @@
 //! Post search: every index that holds a word of the query (or a neighbour of a missing
-//! word) is searched with one tiered query ([`tiers`]), its best [`RERANK_DEPTH`] matches
-//! are re-ranked within their tiers ([`rerank`]), and the best [`SearchRequest::limit`] of
+//! word) is searched for its best [`RERANK_DEPTH`] matches in tier order ([`tiers`],
+//! [`matcher`]), which are re-ranked within their tiers ([`rerank`]), and the best [`SearchRequest::limit`] of
 //! all indexes are loaded and highlighted.
 //!
 //! - **Words and tiers.** The first [`words::MAX_QUERY_WORDS`] distinct words count. A post
@@ -35,6 +35,7 @@
 
 mod highlight;
 mod intent;
+mod matcher;
 mod rerank;
 mod tiers;
 pub mod words;
@@ -44,7 +45,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use forumdex_corpus::{LangCode, Millis, TakedownSet};
-use tantivy::collector::{Count, TopDocs};
 use tantivy::columnar::Column;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Value};
@@ -56,7 +56,7 @@ pub use rerank::ANSWER_BOOST;
 use crate::SearchError;
 use crate::index::{Fields, LangIndex, SearchIndexes};
 use rerank::{Candidate, Factors};
-use tiers::Units;
+use tiers::Signals;
 use words::QueryWord;
 
 /// Version of the ranking formula, reported with every hit.
@@ -277,21 +277,40 @@ fn run(
         hits: Vec::new(),
         queries: Vec::new(),
     };
+    let filter = matcher::Filter {
+        skip_hidden: !request.include_low_quality,
+        images_only: request.images_only,
+        exclude: &request.exclude,
+    };
     for (at, target) in targets.iter().enumerate() {
-        let Some(tiered) = tiers::index_query(target, fields, words) else {
+        let Some(plan) = tiers::plan(target, fields, words) else {
             outcome.queries.push(None);
             continue;
         };
-        let filtered = filtered(tiered.query.box_clone(), fields, request);
-        let (count, top) = target.searcher.search(
-            &*filtered,
-            &(Count, TopDocs::with_limit(RERANK_DEPTH).order_by_score()),
-        )?;
-        outcome.total += count as u64;
-        collect_candidates(target, at, &tiered.units, top, &mut outcome.hits)?;
-        outcome.queries.push(Some(tiered.query));
+        let any_term = matching_terms(fields, &plan);
+        outcome.total +=
+            filtered(any_term.box_clone(), fields, request).count(&target.searcher)? as u64;
+        let best = matcher::best(&target.searcher, fields, &plan, filter, RERANK_DEPTH)?;
+        collect_candidates(target, at, plan.signals, best, &mut outcome.hits)?;
+        outcome.queries.push(Some(any_term));
     }
     Ok(outcome)
+}
+
+/// Posts whose text or opening title holds a term of `plan`: what the search counts (and
+/// what highlights mark).
+fn matching_terms(fields: &Fields, plan: &tiers::Plan) -> Box<dyn Query> {
+    let clauses: Vec<Box<dyn Query>> = plan
+        .terms()
+        .flat_map(|term| [fields.content, fields.title_text].map(|field| (field, term)))
+        .map(|(field, term)| -> Box<dyn Query> {
+            Box::new(TermQuery::new(
+                Term::from_field_text(field, term),
+                IndexRecordOption::Basic,
+            ))
+        })
+        .collect();
+    Box::new(BooleanQuery::union(clauses))
 }
 
 /// `query` without what the request leaves out: hidden replies, posts without images for
@@ -335,12 +354,13 @@ fn filtered(query: Box<dyn Query>, fields: &Fields, request: &SearchRequest) -> 
 fn collect_candidates(
     target: &Target,
     at: usize,
-    units: &Units,
-    top: Vec<(f32, tantivy::DocAddress)>,
+    signals: Signals,
+    best: Vec<matcher::Match>,
     into: &mut Vec<Candidate>,
 ) -> Result<(), SearchError> {
     let mut columns: HashMap<u32, Columns> = HashMap::new();
-    for (score, address) in top {
+    for found in best {
+        let address = found.address;
         let columns = match columns.entry(address.segment_ord) {
             Entry::Occupied(entry) => entry.into_mut(),
             Entry::Vacant(entry) => {
@@ -357,7 +377,6 @@ fn collect_candidates(
             }
         };
         let doc = address.doc_id;
-        let tier = units.decode(score);
         into.push(Candidate {
             at,
             address,
@@ -365,9 +384,9 @@ fn collect_candidates(
             date: columns.date.first(doc).unwrap_or(0),
             is_op: columns.is_op.first(doc) == Some(1),
             health_score: columns.health_score.first(doc).unwrap_or(0.0),
-            tier,
-            units: *units,
-            score: tier.bm25,
+            tier: found.tier,
+            signals,
+            score: found.tier.bm25,
         });
     }
     Ok(())
@@ -451,12 +470,12 @@ pub struct RankFactors {
 
 impl RankFactors {
     fn of(candidate: &Candidate, factors: Factors) -> Self {
-        let units = &candidate.units;
+        let signals = &candidate.signals;
         Self {
-            words: units.several_words(),
+            words: signals.several_words,
             typo: candidate.tier.typos > 0,
-            proximity: units.counts_proximity(),
-            exactness: units.counts_exactness(),
+            proximity: signals.proximity,
+            exactness: signals.exactness,
             freshness: factors.freshness,
             answer: factors.answer_seeking,
         }

@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 
 use tantivy::DocAddress;
 
-use super::tiers::{Tier, Units};
+use super::tiers::{Signals, Tier};
 
 /// Half-life of the freshness decay, in days.
 const HALF_LIFE_DAYS: f64 = 180.0;
@@ -31,8 +31,8 @@ pub struct Candidate {
     pub health_score: f64,
     /// Its tiers and BM25 part.
     pub tier: Tier,
-    /// The tier constants of its index's query.
-    pub units: Units,
+    /// The tiers that ordered its index's matches.
+    pub signals: Signals,
     /// BM25 times the factors, rounded to 6 decimals.
     pub score: f64,
 }

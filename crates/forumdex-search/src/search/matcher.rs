@@ -1,0 +1,686 @@
+//! The best matches of a [`Plan`] in one index, in tier order ([`super::tiers`]), found
+//! without placing every post that holds a query word.
+//!
+//! Each query word is a cursor over the postings of its terms (its own term, or the
+//! neighbours of a missing word) in the text and the opening titles. The cursors are walked
+//! together, one post at a time, in the manner of MaxScore (Turtle and Flood, 1995), with
+//! the words tier as the bound: once `depth` matches are kept and the worst of them holds
+//! `m` words, no post holding fewer can enter, so the `m - 1` commonest words are only
+//! looked up (`seek`) for the posts the rarer words lead to, never walked. A query of rare
+//! words next to common ones ("how does X work") thus reads the common words' postings only
+//! where a rare word stands. Each post that can still enter is placed exactly: its typos,
+//! then its close pairs (from positions), exactness and BM25, computed only as far as its
+//! place needs.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use forumdex_corpus::TakedownSet;
+use tantivy::fastfield::AliveBitSet;
+use tantivy::postings::{Postings, SegmentPostings};
+use tantivy::query::Bm25Weight;
+use tantivy::schema::{Field, IndexRecordOption};
+use tantivy::{DocAddress, DocId, DocSet, Searcher, SegmentReader, TERMINATED, Term};
+
+use super::tiers::{Plan, TITLE_WEIGHT, Tier, stand_close};
+use crate::SearchError;
+use crate::index::Fields;
+
+/// A kept match.
+#[derive(Debug, Clone, Copy)]
+pub struct Match {
+    /// Its place.
+    pub tier: Tier,
+    /// The document.
+    pub address: DocAddress,
+}
+
+/// What a search leaves out.
+#[derive(Debug, Clone, Copy)]
+pub struct Filter<'a> {
+    /// Leave out low-quality replies.
+    pub skip_hidden: bool,
+    /// Keep only posts with an image.
+    pub images_only: bool,
+    /// Takedowns in force.
+    pub exclude: &'a TakedownSet,
+}
+
+/// The best `depth` matches of `plan` in the index of `searcher`, best first (tier, then
+/// higher BM25, then document order).
+pub fn best(
+    searcher: &Searcher,
+    fields: &Fields,
+    plan: &Plan,
+    filter: Filter<'_>,
+    depth: usize,
+) -> Result<Vec<Match>, SearchError> {
+    if depth == 0 {
+        return Ok(Vec::new());
+    }
+    let weights = WordWeights::of(searcher, fields, plan)?;
+    let mut kept = Kept {
+        heap: BinaryHeap::with_capacity(depth.min(4_096) + 1),
+        depth,
+        words: plan.words.len() as u32,
+    };
+    for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+        let Some(mut admit) = Admission::of(segment, fields, filter)? else {
+            continue;
+        };
+        let mut cursors = cursors(segment, fields, plan)?;
+        if cursors.is_empty() {
+            continue;
+        }
+        let norms = segment.get_fieldnorms_reader(fields.content)?;
+        // Commonest first: the prefix that a kept match's word count makes non-essential.
+        cursors.sort_by_key(|c| std::cmp::Reverse(c.doc_freq));
+        let mut walk = Walk {
+            plan,
+            weights: &weights,
+            cursors,
+            positions: Vec::new(),
+        };
+        loop {
+            let floor = kept.floor();
+            let optional = (floor as usize).saturating_sub(1);
+            if optional >= walk.cursors.len() {
+                break;
+            }
+            let doc = walk.cursors[optional..]
+                .iter()
+                .map(|c| c.doc)
+                .min()
+                .unwrap_or(TERMINATED);
+            if doc == TERMINATED {
+                break;
+            }
+            if admit.admits(doc) {
+                let fieldnorm = norms.fieldnorm_id(doc);
+                if let Some(tier) = walk.place(doc, optional, floor, fieldnorm, kept.worst()) {
+                    kept.offer(Match {
+                        tier,
+                        address: DocAddress::new(ord as u32, doc),
+                    });
+                }
+            }
+            for cursor in &mut walk.cursors[optional..] {
+                if cursor.doc == doc {
+                    cursor.advance();
+                }
+            }
+        }
+    }
+    let mut best: Vec<Match> = kept.heap.into_iter().map(|k| k.0).collect();
+    best.sort_by(compare);
+    Ok(best)
+}
+
+/// Better first: the lower tier key, then the higher BM25, then the earlier document.
+fn compare(a: &Match, b: &Match) -> Ordering {
+    a.tier
+        .key()
+        .cmp(&b.tier.key())
+        .then(b.tier.bm25.total_cmp(&a.tier.bm25))
+        .then(a.address.cmp(&b.address))
+}
+
+/// A kept match, ordered worst first for the heap.
+struct Worse(Match);
+
+impl PartialEq for Worse {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Worse {}
+impl PartialOrd for Worse {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Worse {
+    fn cmp(&self, other: &Self) -> Ordering {
+        compare(&self.0, &other.0)
+    }
+}
+
+/// The best matches so far, the worst on top.
+struct Kept {
+    heap: BinaryHeap<Worse>,
+    depth: usize,
+    words: u32,
+}
+
+impl Kept {
+    /// The worst kept match once `depth` are kept (a post must beat it to enter).
+    fn worst(&self) -> Option<&Match> {
+        (self.heap.len() >= self.depth)
+            .then(|| self.heap.peek().map(|w| &w.0))
+            .flatten()
+    }
+
+    /// Words a post must hold to enter.
+    fn floor(&self) -> u32 {
+        self.worst()
+            .map_or(1, |worst| (self.words - worst.tier.missing_words).max(1))
+    }
+
+    fn offer(&mut self, candidate: Match) {
+        if let Some(worst) = self.worst() {
+            if compare(&candidate, worst) != Ordering::Less {
+                return;
+            }
+            self.heap.pop();
+        }
+        self.heap.push(Worse(candidate));
+    }
+}
+
+/// Per word, the BM25 weight of each text term and the score of a title match.
+struct WordWeights {
+    text: Vec<Vec<Bm25Weight>>,
+    title: Vec<f32>,
+}
+
+impl WordWeights {
+    fn of(searcher: &Searcher, fields: &Fields, plan: &Plan) -> Result<Self, SearchError> {
+        let docs = searcher.num_docs() as f64;
+        let mut text = Vec::with_capacity(plan.words.len());
+        let mut title = Vec::with_capacity(plan.words.len());
+        for word in &plan.words {
+            let (terms, share) = match &word.term {
+                Some(term) => (std::slice::from_ref(term), 1.0),
+                None => (
+                    word.neighbour_terms.as_slice(),
+                    1.0 / word.neighbour_terms.len().max(1) as f32,
+                ),
+            };
+            let mut weights = Vec::with_capacity(terms.len());
+            for term in terms {
+                let term = Term::from_field_text(fields.content, term);
+                weights.push(Bm25Weight::for_terms(searcher, &[term])?.boost_by(share));
+            }
+            text.push(weights);
+            // Only opening posts have a searchable title, so BM25's length normalisation (an
+            // average over every document) would crush title matches: a title match scores a
+            // constant times the term's title IDF instead.
+            let title_score = match &word.term {
+                Some(term) => {
+                    let df =
+                        searcher.doc_freq(&Term::from_field_text(fields.title_text, term))? as f64;
+                    if df > 0.0 {
+                        (TITLE_WEIGHT * (1.0 + (docs - df + 0.5) / (df + 0.5)).ln()) as f32
+                    } else {
+                        0.0
+                    }
+                }
+                None => 0.0,
+            };
+            title.push(title_score);
+        }
+        Ok(Self { text, title })
+    }
+}
+
+/// One query word's postings in one segment: the union of its terms in the text and the
+/// opening titles.
+struct WordCursor {
+    /// The word's place in the plan.
+    word: usize,
+    /// Text postings, one per term (the order of [`WordWeights::text`]).
+    text: Vec<Option<SegmentPostings>>,
+    /// Title postings of its terms.
+    titles: Vec<SegmentPostings>,
+    /// The word as typed in the `spell` field, when its term differs.
+    typed: Option<SegmentPostings>,
+    /// The smallest current document of `text` and `titles`.
+    doc: DocId,
+    /// Postings in all (to order words from common to rare).
+    doc_freq: u32,
+}
+
+impl WordCursor {
+    fn postings(&mut self) -> impl Iterator<Item = &mut SegmentPostings> {
+        self.text.iter_mut().flatten().chain(self.titles.iter_mut())
+    }
+
+    fn refresh(&mut self) {
+        self.doc = self.postings().map(|p| p.doc()).min().unwrap_or(TERMINATED);
+    }
+
+    /// Moves to `target` or the first document after it; whether the word is at `target`.
+    fn seek(&mut self, target: DocId) -> bool {
+        if self.doc < target {
+            for postings in self.postings() {
+                if postings.doc() < target {
+                    postings.seek(target);
+                }
+            }
+            self.refresh();
+        }
+        self.doc == target
+    }
+
+    /// Moves past the current document.
+    fn advance(&mut self) {
+        let doc = self.doc;
+        for postings in self.postings() {
+            if postings.doc() == doc {
+                postings.advance();
+            }
+        }
+        self.refresh();
+    }
+
+    /// The text postings of the word's own term, when it is at `doc`.
+    fn own_text_at(&mut self, doc: DocId) -> Option<&mut SegmentPostings> {
+        self.text
+            .first_mut()?
+            .as_mut()
+            .filter(|postings| postings.doc() == doc)
+    }
+}
+
+/// The cursors of the words of `plan` that the segment holds.
+fn cursors(
+    segment: &SegmentReader,
+    fields: &Fields,
+    plan: &Plan,
+) -> Result<Vec<WordCursor>, SearchError> {
+    let text_index = segment.inverted_index(fields.content)?;
+    let title_index = segment.inverted_index(fields.title_text)?;
+    let spell_index = segment.inverted_index(fields.spell)?;
+    let mut cursors = Vec::new();
+    for (at, word) in plan.words.iter().enumerate() {
+        let in_pair = plan.pairs.iter().any(|&(l, r)| l == at || r == at);
+        let record = if in_pair {
+            IndexRecordOption::WithFreqsAndPositions
+        } else {
+            IndexRecordOption::WithFreqs
+        };
+        let terms: Vec<&String> = word.term.iter().chain(&word.neighbour_terms).collect();
+        let mut cursor = WordCursor {
+            word: at,
+            text: Vec::with_capacity(terms.len()),
+            titles: Vec::new(),
+            typed: None,
+            doc: TERMINATED,
+            doc_freq: 0,
+        };
+        for term in terms {
+            let text =
+                text_index.read_postings(&Term::from_field_text(fields.content, term), record)?;
+            cursor.text.push(text);
+            if let Some(title) = title_index.read_postings(
+                &Term::from_field_text(fields.title_text, term),
+                IndexRecordOption::Basic,
+            )? {
+                cursor.titles.push(title);
+            }
+        }
+        if let Some(typed) = &word.typed {
+            cursor.typed = spell_index.read_postings(
+                &Term::from_field_text(fields.spell, typed),
+                IndexRecordOption::Basic,
+            )?;
+        }
+        cursor.doc_freq = cursor.postings().map(|p| p.doc_freq()).sum();
+        cursor.refresh();
+        if cursor.doc != TERMINATED {
+            cursors.push(cursor);
+        }
+    }
+    Ok(cursors)
+}
+
+/// The walk over one segment.
+struct Walk<'a> {
+    plan: &'a Plan,
+    weights: &'a WordWeights,
+    /// Commonest word first; those before the walk's `optional` mark are only sought.
+    cursors: Vec<WordCursor>,
+    /// Positions of each pair word at the current document, read once.
+    positions: Vec<(usize, Vec<u32>)>,
+}
+
+impl Walk<'_> {
+    /// The tier of `doc` (which the walked cursors from `optional` on lead to), when it holds
+    /// at least `floor` words and beats `worst`.
+    fn place(
+        &mut self,
+        doc: DocId,
+        optional: usize,
+        floor: u32,
+        fieldnorm: u8,
+        worst: Option<&Match>,
+    ) -> Option<Tier> {
+        let mut held = 0;
+        let mut typos = 0;
+        for (at, cursor) in self.cursors.iter_mut().enumerate() {
+            let here = if at < optional {
+                cursor.seek(doc)
+            } else {
+                cursor.doc == doc
+            };
+            if here {
+                held += 1;
+                if self.plan.words[cursor.word].term.is_none() {
+                    typos += 1;
+                }
+            }
+        }
+        if held < floor {
+            return None;
+        }
+        let missing = self.plan.words.len() as u32 - held;
+        if let Some(worst) = worst
+            && (missing, typos) > (worst.tier.missing_words, worst.tier.typos)
+        {
+            return None;
+        }
+        let mut bm25 = 0.0f32;
+        let mut exact = 0;
+        self.positions.clear();
+        for cursor in self.cursors.iter_mut().filter(|c| c.doc == doc) {
+            let word = &self.plan.words[cursor.word];
+            let weights = &self.weights.text[cursor.word];
+            for (postings, weight) in cursor.text.iter().zip(weights) {
+                if let Some(postings) = postings
+                    && postings.doc() == doc
+                {
+                    bm25 += weight.score(fieldnorm, postings.term_freq());
+                }
+            }
+            if word.term.is_none() {
+                continue;
+            }
+            if cursor.titles.iter().any(|t| t.doc() == doc) {
+                bm25 += self.weights.title[cursor.word];
+            }
+            let as_typed = cursor.typed.as_mut().is_none_or(|typed| at_doc(typed, doc));
+            if as_typed {
+                exact += 1;
+            }
+            let in_pair = self
+                .plan
+                .pairs
+                .iter()
+                .any(|&(l, r)| l == cursor.word || r == cursor.word);
+            if in_pair && let Some(postings) = cursor.own_text_at(doc) {
+                let mut positions = Vec::with_capacity(postings.term_freq() as usize);
+                postings.positions(&mut positions);
+                self.positions.push((cursor.word, positions));
+            }
+        }
+        let at = |word: usize| {
+            self.positions
+                .iter()
+                .find(|(w, _)| *w == word)
+                .map(|(_, p)| p.as_slice())
+        };
+        let close = self
+            .plan
+            .pairs
+            .iter()
+            .filter(|&&(l, r)| match (at(l), at(r)) {
+                (Some(left), Some(right)) => stand_close(left, right),
+                _ => false,
+            })
+            .count() as u32;
+        Some(self.plan.tier(held, typos, close, exact, f64::from(bm25)))
+    }
+}
+
+/// Which documents of a segment the search may return.
+struct Admission<'a> {
+    alive: Option<&'a AliveBitSet>,
+    hidden: Option<SegmentPostings>,
+    images: Option<SegmentPostings>,
+    excluded: Vec<DocId>,
+}
+
+impl<'a> Admission<'a> {
+    /// `None` when the segment can return nothing (image search, and no post of it has one).
+    fn of(
+        segment: &'a SegmentReader,
+        fields: &Fields,
+        filter: Filter<'_>,
+    ) -> Result<Option<Self>, SearchError> {
+        let flag = |field: Field| -> Result<Option<SegmentPostings>, SearchError> {
+            Ok(segment
+                .inverted_index(field)?
+                .read_postings(&Term::from_field_u64(field, 1), IndexRecordOption::Basic)?)
+        };
+        let images = if filter.images_only {
+            match flag(fields.has_image)? {
+                Some(postings) => Some(postings),
+                None => return Ok(None),
+            }
+        } else {
+            None
+        };
+        let hidden = if filter.skip_hidden {
+            flag(fields.hidden)?
+        } else {
+            None
+        };
+        let mut excluded = Vec::new();
+        let taken_down = [
+            (fields.post_id, &filter.exclude.posts),
+            (fields.topic_id, &filter.exclude.topics),
+            (fields.author_uid, &filter.exclude.profiles),
+        ];
+        for (field, ids) in taken_down {
+            if ids.is_empty() {
+                continue;
+            }
+            let index = segment.inverted_index(field)?;
+            for &id in ids {
+                if let Some(mut postings) = index
+                    .read_postings(&Term::from_field_i64(field, id), IndexRecordOption::Basic)?
+                {
+                    while postings.doc() != TERMINATED {
+                        excluded.push(postings.doc());
+                        postings.advance();
+                    }
+                }
+            }
+        }
+        excluded.sort_unstable();
+        Ok(Some(Self {
+            alive: segment.alive_bitset(),
+            hidden,
+            images,
+            excluded,
+        }))
+    }
+
+    /// Whether `doc` may be returned; documents are asked in ascending order.
+    fn admits(&mut self, doc: DocId) -> bool {
+        if self.alive.is_some_and(|alive| !alive.is_alive(doc)) {
+            return false;
+        }
+        if self.hidden.as_mut().is_some_and(|p| at_doc(p, doc)) {
+            return false;
+        }
+        if self.images.as_mut().is_some_and(|p| !at_doc(p, doc)) {
+            return false;
+        }
+        self.excluded.binary_search(&doc).is_err()
+    }
+}
+
+/// Whether `postings` holds `doc`, moving it forward to `doc` when it is behind.
+fn at_doc(postings: &mut SegmentPostings, doc: DocId) -> bool {
+    if postings.doc() < doc {
+        postings.seek(doc);
+    }
+    postings.doc() == doc
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use tantivy::{Index, TantivyDocument};
+
+    use super::*;
+    use crate::analysis;
+    use crate::index::{LangIndex, schema};
+    use crate::search::{Target, tiers, words};
+
+    /// Words from common to rare (each one a third less likely than the one before), with a
+    /// suffix that English stemming removes on some of them.
+    const VOCABULARY: [&str; 14] = [
+        "bitcoin",
+        "mining",
+        "wallet",
+        "difficulty",
+        "exchange",
+        "hardware",
+        "retarget",
+        "halving",
+        "mnemonic",
+        "faucet",
+        "scrypt",
+        "coinjoin",
+        "multisig",
+        "lightning",
+    ];
+
+    /// A small deterministic generator (xorshift64*), enough to draw test documents.
+    struct Draw(u64);
+
+    impl Draw {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
+        }
+
+        fn word(&mut self) -> String {
+            let mut at = 0;
+            while at + 1 < VOCABULARY.len() && self.below(3) > 0 {
+                at += 1;
+            }
+            let word = VOCABULARY[VOCABULARY.len() - 1 - at];
+            if self.below(4) == 0 {
+                format!("{word}s")
+            } else {
+                word.to_owned()
+            }
+        }
+    }
+
+    /// An index of `docs` random posts in three segments, some of them hidden, some opening
+    /// posts with a title, some deleted.
+    fn index(docs: usize, draw: &mut Draw) -> (Target, Fields) {
+        let (schema, fields) = schema();
+        let index = Index::create_in_ram(schema);
+        analysis::register(&index, "en");
+        let mut writer = index.writer_with_num_threads(1, 15_000_000).unwrap();
+        for n in 0..docs {
+            let length = 3 + draw.below(30);
+            let text: Vec<String> = (0..length)
+                .map(|_| {
+                    if draw.below(3) == 0 {
+                        draw.word()
+                    } else {
+                        format!("filler{}", draw.below(50))
+                    }
+                })
+                .collect();
+            let text = text.join(" ");
+            let mut doc = TantivyDocument::new();
+            doc.add_i64(fields.post_id, n as i64);
+            doc.add_i64(fields.topic_id, (n / 10) as i64);
+            doc.add_text(fields.content, &text);
+            doc.add_text(fields.spell, &text);
+            if draw.below(5) == 0 {
+                let title = format!("{} {}", draw.word(), draw.word());
+                doc.add_text(fields.title_text, &title);
+                doc.add_text(fields.spell, &title);
+            }
+            doc.add_u64(fields.hidden, u64::from(draw.below(6) == 0));
+            doc.add_u64(fields.has_image, u64::from(draw.below(2) == 0));
+            doc.add_i64(fields.date, n as i64);
+            doc.add_u64(fields.is_op, 0);
+            doc.add_f64(fields.health_score, 0.5);
+            writer.add_document(doc).unwrap();
+            if n % (docs / 3) == docs / 3 - 1 {
+                writer.commit().unwrap();
+            }
+        }
+        writer.delete_term(Term::from_field_i64(fields.topic_id, 7));
+        writer.commit().unwrap();
+        let reader = index.reader().unwrap();
+        let searcher = reader.searcher();
+        let target = Target {
+            index: Arc::new(LangIndex {
+                key: "en".to_owned(),
+                index,
+                reader,
+            }),
+            searcher,
+        };
+        (target, fields)
+    }
+
+    fn same(a: &[Match], b: &[Match]) -> bool {
+        a.len() == b.len()
+            && a.iter().zip(b).all(|(x, y)| {
+                x.address == y.address
+                    && x.tier.key() == y.tier.key()
+                    && (x.tier.bm25 - y.tier.bm25).abs() < 1e-4
+            })
+    }
+
+    #[test]
+    fn pruned_walks_keep_exactly_the_best_of_a_full_walk() {
+        let mut draw = Draw(0x9E37_79B9_7F4A_7C15);
+        let (target, fields) = index(3_000, &mut draw);
+        let exclude = TakedownSet {
+            topics: [3].into(),
+            posts: [17, 18].into(),
+            ..TakedownSet::default()
+        };
+        let mut compared = 0;
+        for round in 0..200 {
+            let length = 1 + draw.below(5);
+            let mut query: Vec<String> = (0..length).map(|_| draw.word()).collect();
+            if round % 4 == 0 {
+                // A typo of a word the index holds: matched through its neighbours.
+                query.push("retargit".to_owned());
+            }
+            let words =
+                words::query_words(&[&target.searcher], fields.spell, &query.join(" ")).unwrap();
+            let Some(plan) = tiers::plan(&target, &fields, &words) else {
+                continue;
+            };
+            let filter = Filter {
+                skip_hidden: round % 2 == 0,
+                images_only: round % 5 == 0,
+                exclude: &exclude,
+            };
+            let all = best(&target.searcher, &fields, &plan, filter, usize::MAX).unwrap();
+            for depth in [1, 7, 50] {
+                let pruned = best(&target.searcher, &fields, &plan, filter, depth).unwrap();
+                let expected = &all[..depth.min(all.len())];
+                assert!(
+                    same(&pruned, expected),
+                    "query {query:?} depth {depth}: {pruned:?} != {expected:?}"
+                );
+                compared += 1;
+            }
+            let admitted = all.iter().all(|m| {
+                let doc = m.address.doc_id;
+                let segment = target.searcher.segment_reader(m.address.segment_ord);
+                segment.alive_bitset().is_none_or(|a| a.is_alive(doc))
+            });
+            assert!(admitted, "a deleted document was returned for {query:?}");
+        }
+        assert!(compared > 300, "only {compared} comparisons");
+    }
+}
