@@ -19,12 +19,15 @@ use forumdex_corpus::text::{html_to_search_text, html_to_text};
 use forumdex_corpus::{ChangePosition, CorpusRead, Millis, PostChange, PostDoc};
 use serde::{Deserialize, Serialize};
 use tantivy::collector::TopDocs;
+use tantivy::merge_policy::{LogMergePolicy, MergeCandidate, MergePolicy};
 use tantivy::query::TermQuery;
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing,
     TextOptions, Value,
 };
-use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
+use tantivy::{
+    Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentMeta, TantivyDocument, Term,
+};
 
 use crate::SearchError;
 use crate::analysis::{self, PLAIN_ANALYZER, TEXT_ANALYZER};
@@ -41,6 +44,11 @@ const WINDOW: i64 = 32;
 const PAGE: usize = 2_000;
 /// Memory budget of one index writer, in bytes.
 const WRITER_BYTES: usize = 40_000_000;
+/// Segments with fewer documents are merged as soon as there are two of them (see
+/// [`SegmentMerges`]).
+const SMALL_SEGMENT_DOCS: u32 = 50_000;
+/// Larger segments of similar sizes are merged when this many have gathered.
+const SEGMENTS_PER_MERGE: usize = 4;
 const STATE_FILE: &str = "state.json";
 
 /// The fields of every language index.
@@ -536,11 +544,45 @@ fn writer_for<'a>(
     let entry = match writers.entry(index.key.clone()) {
         std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
         std::collections::hash_map::Entry::Vacant(entry) => {
-            let writer = index.index.writer_with_num_threads(1, WRITER_BYTES)?;
+            let writer: IndexWriter = index.index.writer_with_num_threads(1, WRITER_BYTES)?;
+            writer.set_merge_policy(Box::new(SegmentMerges::default()));
             entry.insert((Arc::clone(index), writer))
         }
     };
     Ok(&entry.1)
+}
+
+/// How segments are merged. A search pays for every segment of every index it reads (term
+/// lookups, a walk of the spelling dictionary for a missing word), and each sync commits a
+/// new segment to each index it touches: so small segments (most of the language indexes
+/// are small) are merged into one as soon as there are two, and larger ones by tantivy's
+/// log-size layers, [`SEGMENTS_PER_MERGE`] at a time.
+#[derive(Debug)]
+struct SegmentMerges {
+    layers: LogMergePolicy,
+}
+
+impl Default for SegmentMerges {
+    fn default() -> Self {
+        let mut layers = LogMergePolicy::default();
+        layers.set_min_num_segments(SEGMENTS_PER_MERGE);
+        layers.set_min_layer_size(SMALL_SEGMENT_DOCS);
+        Self { layers }
+    }
+}
+
+impl MergePolicy for SegmentMerges {
+    fn compute_merge_candidates(&self, segments: &[SegmentMeta]) -> Vec<MergeCandidate> {
+        let (small, large): (Vec<&SegmentMeta>, Vec<&SegmentMeta>) = segments
+            .iter()
+            .partition(|segment| segment.num_docs() < SMALL_SEGMENT_DOCS);
+        let large: Vec<SegmentMeta> = large.into_iter().cloned().collect();
+        let mut merges = self.layers.compute_merge_candidates(&large);
+        if small.len() >= 2 {
+            merges.push(MergeCandidate(small.iter().map(|s| s.id()).collect()));
+        }
+        merges
+    }
 }
 
 fn read_state(root: &Path) -> Result<Option<State>, SearchError> {

@@ -4,11 +4,13 @@
 //! Each query word is a cursor over the postings of its terms (its own term, or the
 //! neighbours of a missing word) in the text and the opening titles. The cursors are walked
 //! together, one post at a time, in the manner of MaxScore (Turtle and Flood, 1995), with
-//! the words tier as the bound: once `depth` matches are kept and the worst of them holds
-//! `m` words, no post holding fewer can enter, so the `m - 1` commonest words are only
-//! looked up (`seek`) for the posts the rarer words lead to, never walked. A query of rare
-//! words next to common ones ("how does X work") thus reads the common words' postings only
-//! where a rare word stands. Each post that can still enter is placed exactly: its typos,
+//! the words tier as the bound. A word weighs 1 when common and one more than all common
+//! words together otherwise, so the words tier orders posts by the weight they hold. Once
+//! `depth` matches are kept and the worst of them holds weight `m`, no post holding less can
+//! enter, so the commonest words whose weights add up to less than `m` are only looked up
+//! (`seek`) for the posts the other words lead to, never walked. A query of rare words next
+//! to common ones ("how does X work") thus reads the common words' postings only where a
+//! rare word stands. Each post that can still enter is placed exactly: its typos,
 //! then its close pairs (from positions), exactness and BM25, computed only as far as its
 //! place needs.
 
@@ -46,44 +48,78 @@ pub struct Filter<'a> {
     pub exclude: &'a TakedownSet,
 }
 
-/// The best `depth` matches of `plan` in the index of `searcher`, best first (tier, then
-/// higher BM25, then document order).
+/// The best matches of `plan` in the index of `searcher`, best first (tier, then higher
+/// BM25, then document order): those of the `shown` best that can be shown, and with them
+/// up to `depth` in all for the re-rank within their tiers. Matches of a tier worse than
+/// the `shown`-th best's are left out: no re-rank within a tier lifts them into view.
+///
+/// When the plan has both common words and others, posts holding only common words are
+/// looked at only if fewer than `shown` posts hold another word.
 pub fn best(
     searcher: &Searcher,
     fields: &Fields,
     plan: &Plan,
     filter: Filter<'_>,
     depth: usize,
+    shown: usize,
 ) -> Result<Vec<Match>, SearchError> {
-    if depth == 0 {
+    let shown = shown.min(depth);
+    if shown == 0 {
         return Ok(Vec::new());
     }
     let weights = WordWeights::of(searcher, fields, plan)?;
-    let mut kept = Kept {
+    let (rare, common) = plan.word_counts();
+    let new_kept = |start: u32| Kept {
         heap: BinaryHeap::with_capacity(depth.min(4_096) + 1),
+        leaders: BinaryHeap::with_capacity(shown.min(4_096) + 1),
         depth,
-        words: plan.words.len() as u32,
+        shown,
+        start,
+        rare_weight: common + 1,
+        counts: (rare, common),
     };
+    if rare > 0 && common > 0 {
+        let mut kept = new_kept(common + 1);
+        walk_index(searcher, fields, plan, filter, &weights, &mut kept)?;
+        if kept.leaders.len() >= shown {
+            return Ok(kept.into_sorted());
+        }
+    }
+    let mut kept = new_kept(1);
+    walk_index(searcher, fields, plan, filter, &weights, &mut kept)?;
+    Ok(kept.into_sorted())
+}
+
+/// Offers `kept` every post of the index that can enter it.
+fn walk_index(
+    searcher: &Searcher,
+    fields: &Fields,
+    plan: &Plan,
+    filter: Filter<'_>,
+    weights: &WordWeights,
+    kept: &mut Kept,
+) -> Result<(), SearchError> {
     for (ord, segment) in searcher.segment_readers().iter().enumerate() {
         let Some(mut admit) = Admission::of(segment, fields, filter)? else {
             continue;
         };
-        let mut cursors = cursors(segment, fields, plan)?;
+        let mut cursors = cursors(segment, fields, plan, kept.rare_weight)?;
         if cursors.is_empty() {
             continue;
         }
         let norms = segment.get_fieldnorms_reader(fields.content)?;
-        // Commonest first: the prefix that a kept match's word count makes non-essential.
-        cursors.sort_by_key(|c| std::cmp::Reverse(c.doc_freq));
+        // Lightest and commonest first: the prefix that the worst kept match makes
+        // non-essential.
+        cursors.sort_by_key(|c| (c.weight, std::cmp::Reverse(c.doc_freq)));
         let mut walk = Walk {
             plan,
-            weights: &weights,
+            weights,
             cursors,
             positions: Vec::new(),
         };
         loop {
             let floor = kept.floor();
-            let optional = (floor as usize).saturating_sub(1);
+            let optional = walk.optional(floor);
             if optional >= walk.cursors.len() {
                 break;
             }
@@ -97,7 +133,8 @@ pub fn best(
             }
             if admit.admits(doc) {
                 let fieldnorm = norms.fieldnorm_id(doc);
-                if let Some(tier) = walk.place(doc, optional, floor, fieldnorm, kept.worst()) {
+                let worst = kept.worst().map(|w| w.tier);
+                if let Some(tier) = walk.place(doc, optional, floor, fieldnorm, worst) {
                     kept.offer(Match {
                         tier,
                         address: DocAddress::new(ord as u32, doc),
@@ -111,9 +148,7 @@ pub fn best(
             }
         }
     }
-    let mut best: Vec<Match> = kept.heap.into_iter().map(|k| k.0).collect();
-    best.sort_by(compare);
-    Ok(best)
+    Ok(())
 }
 
 /// Better first: the lower tier key, then the higher BM25, then the earlier document.
@@ -147,9 +182,19 @@ impl Ord for Worse {
 
 /// The best matches so far, the worst on top.
 struct Kept {
+    /// The best `depth`.
     heap: BinaryHeap<Worse>,
+    /// The best `shown` of them.
+    leaders: BinaryHeap<Worse>,
     depth: usize,
-    words: u32,
+    shown: usize,
+    /// The weight every post must hold (1, or more on a first walk of the words that are
+    /// not common).
+    start: u32,
+    /// The weight of a word that is not common.
+    rare_weight: u32,
+    /// The plan's words that are not common, and the common ones.
+    counts: (u32, u32),
 }
 
 impl Kept {
@@ -160,20 +205,48 @@ impl Kept {
             .flatten()
     }
 
-    /// Words a post must hold to enter.
+    /// The weight of words a post must hold to enter: at least the worst kept match's once
+    /// `depth` are kept, and at least the `shown`-th best's once `shown` are (a post
+    /// holding less is in a worse tier than `shown` others).
     fn floor(&self) -> u32 {
-        self.worst()
-            .map_or(1, |worst| (self.words - worst.tier.missing_words).max(1))
+        let full = |heap: &BinaryHeap<Worse>, size: usize| {
+            (heap.len() >= size)
+                .then(|| heap.peek().map(|w| self.weight(&w.0.tier)))
+                .flatten()
+                .unwrap_or(0)
+        };
+        self.start
+            .max(full(&self.heap, self.depth))
+            .max(full(&self.leaders, self.shown))
+    }
+
+    fn weight(&self, tier: &Tier) -> u32 {
+        let rare = self.counts.0 - tier.missing_words;
+        let common = self.counts.1 - tier.missing_common;
+        rare * self.rare_weight + common
     }
 
     fn offer(&mut self, candidate: Match) {
-        if let Some(worst) = self.worst() {
-            if compare(&candidate, worst) != Ordering::Less {
-                return;
+        for (heap, size) in [
+            (&mut self.heap, self.depth),
+            (&mut self.leaders, self.shown),
+        ] {
+            if heap.len() >= size {
+                match heap.peek() {
+                    Some(worst) if compare(&candidate, &worst.0) == Ordering::Less => {
+                        heap.pop();
+                    }
+                    _ => return,
+                }
             }
-            self.heap.pop();
+            heap.push(Worse(candidate));
         }
-        self.heap.push(Worse(candidate));
+    }
+
+    fn into_sorted(self) -> Vec<Match> {
+        let mut best: Vec<Match> = self.heap.into_iter().map(|k| k.0).collect();
+        best.sort_by(compare);
+        best
     }
 }
 
@@ -238,6 +311,8 @@ struct WordCursor {
     doc: DocId,
     /// Postings in all (to order words from common to rare).
     doc_freq: u32,
+    /// What holding the word weighs in the words tier.
+    weight: u32,
 }
 
 impl WordCursor {
@@ -287,6 +362,7 @@ fn cursors(
     segment: &SegmentReader,
     fields: &Fields,
     plan: &Plan,
+    rare_weight: u32,
 ) -> Result<Vec<WordCursor>, SearchError> {
     let text_index = segment.inverted_index(fields.content)?;
     let title_index = segment.inverted_index(fields.title_text)?;
@@ -307,6 +383,7 @@ fn cursors(
             typed: None,
             doc: TERMINATED,
             doc_freq: 0,
+            weight: if word.common { 1 } else { rare_weight },
         };
         for term in terms {
             let text =
@@ -345,18 +422,30 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
+    /// How many cursors, from the first, weigh less than `floor` together: those a post
+    /// cannot enter by alone.
+    fn optional(&self, floor: u32) -> usize {
+        let mut weight = 0;
+        self.cursors
+            .iter()
+            .take_while(|c| {
+                weight += c.weight;
+                weight < floor
+            })
+            .count()
+    }
+
     /// The tier of `doc` (which the walked cursors from `optional` on lead to), when it holds
-    /// at least `floor` words and beats `worst`.
+    /// at least weight `floor` and can beat `worst`.
     fn place(
         &mut self,
         doc: DocId,
         optional: usize,
         floor: u32,
         fieldnorm: u8,
-        worst: Option<&Match>,
+        worst: Option<Tier>,
     ) -> Option<Tier> {
-        let mut held = 0;
-        let mut typos = 0;
+        let (mut rare, mut common, mut weight, mut typos) = (0, 0, 0, 0);
         for (at, cursor) in self.cursors.iter_mut().enumerate() {
             let here = if at < optional {
                 cursor.seek(doc)
@@ -364,18 +453,25 @@ impl Walk<'_> {
                 cursor.doc == doc
             };
             if here {
-                held += 1;
-                if self.plan.words[cursor.word].term.is_none() {
+                weight += cursor.weight;
+                let word = &self.plan.words[cursor.word];
+                if word.common {
+                    common += 1;
+                } else {
+                    rare += 1;
+                }
+                if word.term.is_none() {
                     typos += 1;
                 }
             }
         }
-        if held < floor {
+        if weight < floor {
             return None;
         }
-        let missing = self.plan.words.len() as u32 - held;
+        let (all_rare, all_common) = self.plan.word_counts();
+        let head = (all_rare - rare, all_common - common, typos);
         if let Some(worst) = worst
-            && (missing, typos) > (worst.tier.missing_words, worst.tier.typos)
+            && head > (worst.missing_words, worst.missing_common, worst.typos)
         {
             return None;
         }
@@ -428,7 +524,10 @@ impl Walk<'_> {
                 _ => false,
             })
             .count() as u32;
-        Some(self.plan.tier(held, typos, close, exact, f64::from(bm25)))
+        Some(
+            self.plan
+                .tier((rare, common), typos, close, exact, f64::from(bm25)),
+        )
     }
 }
 
@@ -465,29 +564,7 @@ impl<'a> Admission<'a> {
         } else {
             None
         };
-        let mut excluded = Vec::new();
-        let taken_down = [
-            (fields.post_id, &filter.exclude.posts),
-            (fields.topic_id, &filter.exclude.topics),
-            (fields.author_uid, &filter.exclude.profiles),
-        ];
-        for (field, ids) in taken_down {
-            if ids.is_empty() {
-                continue;
-            }
-            let index = segment.inverted_index(field)?;
-            for &id in ids {
-                if let Some(mut postings) = index
-                    .read_postings(&Term::from_field_i64(field, id), IndexRecordOption::Basic)?
-                {
-                    while postings.doc() != TERMINATED {
-                        excluded.push(postings.doc());
-                        postings.advance();
-                    }
-                }
-            }
-        }
-        excluded.sort_unstable();
+        let excluded = taken_down(segment, fields, filter.exclude)?;
         Ok(Some(Self {
             alive: segment.alive_bitset(),
             hidden,
@@ -511,6 +588,38 @@ impl<'a> Admission<'a> {
     }
 }
 
+/// The documents of `segment` that takedowns in force leave out, ascending.
+pub(super) fn taken_down(
+    segment: &SegmentReader,
+    fields: &Fields,
+    exclude: &TakedownSet,
+) -> Result<Vec<DocId>, SearchError> {
+    let mut docs = Vec::new();
+    let taken_down = [
+        (fields.post_id, &exclude.posts),
+        (fields.topic_id, &exclude.topics),
+        (fields.author_uid, &exclude.profiles),
+    ];
+    for (field, ids) in taken_down {
+        if ids.is_empty() {
+            continue;
+        }
+        let index = segment.inverted_index(field)?;
+        for &id in ids {
+            if let Some(mut postings) =
+                index.read_postings(&Term::from_field_i64(field, id), IndexRecordOption::Basic)?
+            {
+                while postings.doc() != TERMINATED {
+                    docs.push(postings.doc());
+                    postings.advance();
+                }
+            }
+        }
+    }
+    docs.sort_unstable();
+    Ok(docs)
+}
+
 /// Whether `postings` holds `doc`, moving it forward to `doc` when it is behind.
 fn at_doc(postings: &mut SegmentPostings, doc: DocId) -> bool {
     if postings.doc() < doc {
@@ -528,7 +637,7 @@ mod tests {
     use super::*;
     use crate::analysis;
     use crate::index::{LangIndex, schema};
-    use crate::search::{Target, tiers, words};
+    use crate::search::{Target, count, tiers, words};
 
     /// Words from common to rare (each one a third less likely than the one before), with a
     /// suffix that English stemming removes on some of them.
@@ -592,7 +701,11 @@ mod tests {
                     }
                 })
                 .collect();
-            let text = text.join(" ");
+            let mut text = text.join(" ");
+            if draw.below(400) == 0 {
+                // A word a handful of posts hold: fewer than are shown.
+                text.push_str(" zyzzyva");
+            }
             let mut doc = TantivyDocument::new();
             doc.add_i64(fields.post_id, n as i64);
             doc.add_i64(fields.topic_id, (n / 10) as i64);
@@ -628,6 +741,28 @@ mod tests {
         (target, fields)
     }
 
+    /// Every match, placed without any pruning.
+    fn full_walk(
+        searcher: &Searcher,
+        fields: &Fields,
+        plan: &Plan,
+        filter: Filter<'_>,
+    ) -> Vec<Match> {
+        let weights = WordWeights::of(searcher, fields, plan).unwrap();
+        let (rare, common) = plan.word_counts();
+        let mut kept = Kept {
+            heap: BinaryHeap::new(),
+            leaders: BinaryHeap::new(),
+            depth: usize::MAX,
+            shown: usize::MAX,
+            start: 1,
+            rare_weight: common + 1,
+            counts: (rare, common),
+        };
+        walk_index(searcher, fields, plan, filter, &weights, &mut kept).unwrap();
+        kept.into_sorted()
+    }
+
     fn same(a: &[Match], b: &[Match]) -> bool {
         a.len() == b.len()
             && a.iter().zip(b).all(|(x, y)| {
@@ -638,7 +773,7 @@ mod tests {
     }
 
     #[test]
-    fn pruned_walks_keep_exactly_the_best_of_a_full_walk() {
+    fn pruned_walks_keep_exactly_the_best_of_a_full_walk_and_counts_count_it() {
         let mut draw = Draw(0x9E37_79B9_7F4A_7C15);
         let (target, fields) = index(3_000, &mut draw);
         let exclude = TakedownSet {
@@ -654,6 +789,9 @@ mod tests {
                 // A typo of a word the index holds: matched through its neighbours.
                 query.push("retargit".to_owned());
             }
+            if round % 3 == 1 {
+                query.push("zyzzyva".to_owned());
+            }
             let words =
                 words::query_words(&[&target.searcher], fields.spell, &query.join(" ")).unwrap();
             let Some(plan) = tiers::plan(&target, &fields, &words) else {
@@ -664,14 +802,24 @@ mod tests {
                 images_only: round % 5 == 0,
                 exclude: &exclude,
             };
-            let all = best(&target.searcher, &fields, &plan, filter, usize::MAX).unwrap();
-            for depth in [1, 7, 50] {
-                let pruned = best(&target.searcher, &fields, &plan, filter, depth).unwrap();
-                let expected = &all[..depth.min(all.len())];
+            let all = full_walk(&target.searcher, &fields, &plan, filter);
+            let total = count::count(&target.searcher, &fields, &plan, filter).unwrap();
+            assert_eq!(total, all.len() as u64, "the count of {query:?}");
+            for (depth, shown) in [(1, 1), (7, 3), (50, 7), (50, 50)] {
+                let pruned = best(&target.searcher, &fields, &plan, filter, depth, shown).unwrap();
+                let mut expected = all[..depth.min(all.len())].to_vec();
+                let mut found = pruned.clone();
+                if let Some(last_shown) = all.get(shown - 1) {
+                    // Beyond the tier of the last match shown, nothing needs to be kept.
+                    let bar = last_shown.tier.key();
+                    expected.retain(|m| m.tier.key() <= bar);
+                    found.retain(|m| m.tier.key() <= bar);
+                }
                 assert!(
-                    same(&pruned, expected),
-                    "query {query:?} depth {depth}: {pruned:?} != {expected:?}"
+                    same(&found, &expected),
+                    "query {query:?} depth {depth} shown {shown}: {found:?} != {expected:?}"
                 );
+                assert!(pruned.len() <= depth);
                 compared += 1;
             }
             let admitted = all.iter().all(|m| {

@@ -33,6 +33,7 @@
 //!   scores fall along the order. Ties are ordered by post ID: equal inputs give equal
 //!   outputs.
 
+mod count;
 mod highlight;
 mod intent;
 mod matcher;
@@ -46,7 +47,7 @@ use std::sync::Arc;
 
 use forumdex_corpus::{LangCode, Millis, TakedownSet};
 use tantivy::columnar::Column;
-use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::query::{BooleanQuery, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{Searcher, TantivyDocument, Term};
 
@@ -287,18 +288,22 @@ fn run(
             outcome.queries.push(None);
             continue;
         };
-        let any_term = matching_terms(fields, &plan);
-        outcome.total +=
-            filtered(any_term.box_clone(), fields, request).count(&target.searcher)? as u64;
-        let best = matcher::best(&target.searcher, fields, &plan, filter, RERANK_DEPTH)?;
+        outcome.total += count::count(&target.searcher, fields, &plan, filter)?;
+        let best = matcher::best(
+            &target.searcher,
+            fields,
+            &plan,
+            filter,
+            RERANK_DEPTH,
+            request.limit,
+        )?;
         collect_candidates(target, at, plan.signals, best, &mut outcome.hits)?;
-        outcome.queries.push(Some(any_term));
+        outcome.queries.push(Some(matching_terms(fields, &plan)));
     }
     Ok(outcome)
 }
 
-/// Posts whose text or opening title holds a term of `plan`: what the search counts (and
-/// what highlights mark).
+/// Posts whose text or opening title holds a term of `plan`: what highlights mark.
 fn matching_terms(fields: &Fields, plan: &tiers::Plan) -> Box<dyn Query> {
     let clauses: Vec<Box<dyn Query>> = plan
         .terms()
@@ -311,43 +316,6 @@ fn matching_terms(fields: &Fields, plan: &tiers::Plan) -> Box<dyn Query> {
         })
         .collect();
     Box::new(BooleanQuery::union(clauses))
-}
-
-/// `query` without what the request leaves out: hidden replies, posts without images for
-/// image search, and takedowns in force.
-fn filtered(query: Box<dyn Query>, fields: &Fields, request: &SearchRequest) -> Box<dyn Query> {
-    let flag = |field: Field| -> Box<dyn Query> {
-        Box::new(TermQuery::new(
-            Term::from_field_u64(field, 1),
-            IndexRecordOption::Basic,
-        ))
-    };
-    let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, query.box_clone())];
-    if !request.include_low_quality {
-        clauses.push((Occur::MustNot, flag(fields.hidden)));
-    }
-    if request.images_only {
-        clauses.push((Occur::Must, flag(fields.has_image)));
-    }
-    let excluded = [
-        (fields.post_id, &request.exclude.posts),
-        (fields.topic_id, &request.exclude.topics),
-        (fields.author_uid, &request.exclude.profiles),
-    ];
-    for (field, ids) in excluded {
-        for &id in ids {
-            let term = Term::from_field_i64(field, id);
-            clauses.push((
-                Occur::MustNot,
-                Box::new(TermQuery::new(term, IndexRecordOption::Basic)),
-            ));
-        }
-    }
-    if clauses.len() == 1 {
-        query
-    } else {
-        Box::new(BooleanQuery::new(clauses))
-    }
 }
 
 /// Reads what the re-rank needs of each match from fast fields.
@@ -395,10 +363,13 @@ fn collect_candidates(
 /// Tier points (higher for a better tier: each shortfall is at most
 /// [`words::MAX_QUERY_WORDS`]) plus the score within the tier squashed below 1.
 fn reported_score(candidate: &Candidate) -> f64 {
-    let base = words::MAX_QUERY_WORDS as u32 + 1;
-    let (missing, typos, far, inexact) = candidate.tier.key();
-    let shortfall = ((missing * base + typos) * base + far) * base + inexact;
-    let points = f64::from(base.pow(4) - 1 - shortfall.min(base.pow(4) - 1));
+    let base = words::MAX_QUERY_WORDS as u64 + 1;
+    let (missing, missing_common, typos, far, inexact) = candidate.tier.key();
+    let shortfall = [missing, missing_common, typos, far, inexact]
+        .into_iter()
+        .fold(0, |sum, count| sum * base + u64::from(count));
+    let top = base.pow(5) - 1;
+    let points = (top - shortfall.min(top)) as f64;
     let within = candidate.score.max(0.0);
     ((points + within / (1.0 + within)) * 1e6).round() / 1e6
 }

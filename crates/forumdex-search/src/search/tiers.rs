@@ -1,6 +1,9 @@
 //! Ranking tiers: how a match of one index is placed, in order, by
 //! 1. **words**: how many of the query's words the post holds (in its text, or in the title
-//!    of an opening post), a typo neighbour counting for its missing word;
+//!    of an opening post), a typo neighbour counting for its missing word: first the words
+//!    that are not common ([`super::words::COMMON_SHARE`]), then the common ones, so "how
+//!    does X Y work" puts a post holding X and Y above one holding X, "how", "does" and
+//!    "work";
 //! 2. **typo**: how many of those are exact rather than a neighbour of a missing word;
 //! 3. **proximity**: how many pairs of consecutive query words stand close in the text
 //!    ([`stand_close`]), for pairs where one word is held by at most
@@ -34,8 +37,10 @@ pub const TITLE_WEIGHT: f64 = 1.5;
 /// A match's place in the tiers, as shortfalls (smaller is better), plus its BM25 part.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Tier {
-    /// Query words the post does not hold.
+    /// Query words that are not common and that the post does not hold.
     pub missing_words: u32,
+    /// Common query words the post does not hold.
+    pub missing_common: u32,
     /// Words it holds only as a neighbour of a missing word.
     pub typos: u32,
     /// Pairs of consecutive words that do not stand close.
@@ -47,10 +52,16 @@ pub struct Tier {
 }
 
 impl Tier {
-    /// The order of tiers: fewer missing words, then fewer typos, then closer, then more
-    /// exact.
-    pub fn key(&self) -> (u32, u32, u32, u32) {
-        (self.missing_words, self.typos, self.far_pairs, self.inexact)
+    /// The order of tiers: fewer missing words (the rarer ones first), then fewer typos,
+    /// then closer, then more exact.
+    pub fn key(&self) -> (u32, u32, u32, u32, u32) {
+        (
+            self.missing_words,
+            self.missing_common,
+            self.typos,
+            self.far_pairs,
+            self.inexact,
+        )
     }
 }
 
@@ -75,6 +86,8 @@ pub struct PlannedWord {
     /// The word as typed, when its term differs from it: holding this in the unstemmed
     /// `spell` field makes the match exact.
     pub typed: Option<String>,
+    /// Whether the word is common (never for a word matched by its neighbours).
+    pub common: bool,
     /// The terms of its neighbours that the index holds, when the word itself is missing.
     pub neighbour_terms: Vec<String>,
     /// Posts of the index whose text holds the term.
@@ -110,12 +123,28 @@ impl Plan {
         })
     }
 
-    /// The tier of a match from what it holds: how many words (`typos` of them only by a
-    /// neighbour), how many pairs stand close, how many words are held as typed.
-    pub fn tier(&self, held: u32, typos: u32, close_pairs: u32, exact: u32, bm25: f64) -> Tier {
+    /// How many words are not common, and how many are.
+    pub fn word_counts(&self) -> (u32, u32) {
+        let common = self.words.iter().filter(|w| w.common).count() as u32;
+        (self.words.len() as u32 - common, common)
+    }
+
+    /// The tier of a match from what it holds: how many words that are not common and how
+    /// many common ones (`typos` of them only by a neighbour), how many pairs stand close,
+    /// how many words are held as typed.
+    pub fn tier(
+        &self,
+        held: (u32, u32),
+        typos: u32,
+        close_pairs: u32,
+        exact: u32,
+        bm25: f64,
+    ) -> Tier {
         let held_terms = self.words.iter().filter(|w| w.term.is_some()).count() as u32;
+        let (rare, common) = self.word_counts();
         Tier {
-            missing_words: self.words.len() as u32 - held,
+            missing_words: rare - held.0,
+            missing_common: common - held.1,
             typos,
             far_pairs: self.pairs.len() as u32 - close_pairs,
             inexact: held_terms - exact,
@@ -163,6 +192,7 @@ pub(super) fn plan(target: &Target, fields: &Fields, words: &[QueryWord]) -> Opt
         let is_held = held(&term);
         planned.push(PlannedWord {
             typed: (is_held && term != word.plain).then(|| word.plain.clone()),
+            common: is_held && word.common,
             term: is_held.then_some(term),
             neighbour_terms,
             text_doc_freq,
@@ -242,6 +272,7 @@ mod tests {
         PlannedWord {
             term: term.map(str::to_owned),
             typed: None,
+            common: false,
             neighbour_terms: Vec::new(),
             text_doc_freq: df,
         }
@@ -263,13 +294,23 @@ mod tests {
 
     #[test]
     fn tiers_count_shortfalls() {
+        let common = PlannedWord {
+            common: true,
+            ..word(Some("how"), 90_000)
+        };
         let plan = Plan {
-            words: vec![word(Some("a"), 1), word(Some("b"), 1), word(None, 0)],
+            words: vec![
+                word(Some("a"), 1),
+                word(Some("b"), 1),
+                word(None, 0),
+                common,
+            ],
             pairs: vec![(0, 1)],
             signals: Signals::default(),
         };
-        let tier = plan.tier(2, 1, 0, 1, 3.5);
-        assert_eq!(tier.key(), (1, 1, 1, 1));
+        assert_eq!(plan.word_counts(), (3, 1));
+        let tier = plan.tier((2, 0), 1, 0, 2, 3.5);
+        assert_eq!(tier.key(), (1, 1, 1, 1, 1));
         assert_eq!(tier.bm25, 3.5);
     }
 }

@@ -25,6 +25,12 @@ pub const MAX_NEIGHBOURS: usize = 4;
 pub const TWO_EDIT_LETTERS: usize = 8;
 /// Shorter words get no neighbours: too many short words lie one edit apart.
 pub const MIN_TYPO_LETTERS: usize = 4;
+/// A word held by more than this share of the searched posts is *common*: alone it tells
+/// little about what is sought ("how", "work", "think"), so the ranking counts it after the
+/// rarer words ([`super::tiers`]).
+pub const COMMON_SHARE: f64 = 0.01;
+/// ... and by more than this many posts (in a small index no word is common).
+pub const COMMON_MIN_POSTS: u64 = 100;
 
 /// One word of the query.
 #[derive(Debug, Clone)]
@@ -35,6 +41,8 @@ pub struct QueryWord {
     pub range: Range<usize>,
     /// Posts holding it, over every searched index.
     pub doc_freq: u64,
+    /// Whether it is common ([`COMMON_SHARE`]).
+    pub common: bool,
     /// When no searched index holds it: its nearest dictionary words, the most frequent
     /// first (at most [`MAX_NEIGHBOURS`]).
     pub neighbours: Vec<Neighbour>,
@@ -64,6 +72,8 @@ pub fn query_words(
     text: &str,
 ) -> Result<Vec<QueryWord>, SearchError> {
     let mut plain = analysis::plain_analyzer();
+    let posts: u64 = searchers.iter().map(|s| s.num_docs()).sum();
+    let common_above = ((posts as f64 * COMMON_SHARE) as u64).max(COMMON_MIN_POSTS);
     let mut words: Vec<QueryWord> = Vec::new();
     for (word, range) in analysis::terms(&mut plain, text) {
         if words.len() == MAX_QUERY_WORDS {
@@ -77,6 +87,7 @@ pub fn query_words(
             plain: word,
             range,
             doc_freq,
+            common: doc_freq > common_above,
             neighbours: Vec::new(),
         });
     }
@@ -207,6 +218,7 @@ mod tests {
             plain: plain.to_owned(),
             range,
             doc_freq: 0,
+            common: false,
             neighbours: neighbours
                 .iter()
                 .map(|w| Neighbour {
