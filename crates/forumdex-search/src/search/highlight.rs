@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
+use aho_corasick::AhoCorasick;
 use tantivy::query::Query;
 use tantivy::snippet::SnippetGenerator;
 
@@ -14,9 +15,10 @@ use crate::SearchError;
 use crate::index::Fields;
 
 /// Texts up to this many bytes are highlighted whole.
-const WHOLE_BYTES: usize = 2_400;
-/// The window of a longer text, in bytes, around its densest matches.
-const WINDOW_BYTES: usize = 1_200;
+const WHOLE_BYTES: usize = 1_200;
+/// The window of a longer text, in bytes, around its densest matches (three times the
+/// longest fragment).
+const WINDOW_BYTES: usize = 600;
 /// Occurrences of each term looked at when choosing the window.
 const OCCURRENCES: usize = 64;
 
@@ -100,22 +102,7 @@ fn window<'a>(text: &'a str, needles: &[String]) -> &'a str {
     if text.len() <= WHOLE_BYTES {
         return text;
     }
-    let lower = text.to_lowercase();
-    // Lowercasing keeps byte offsets for nearly every script; when not, ASCII letters only.
-    let lower = if lower.len() == text.len() {
-        lower
-    } else {
-        text.to_ascii_lowercase()
-    };
-    let mut found: Vec<(usize, usize)> = Vec::new();
-    for (which, needle) in needles.iter().enumerate() {
-        found.extend(
-            lower
-                .match_indices(needle.as_str())
-                .take(OCCURRENCES)
-                .map(|(at, _)| (at, which)),
-        );
-    }
+    let mut found = occurrences(text, needles);
     if found.is_empty() {
         return text;
     }
@@ -136,6 +123,46 @@ fn window<'a>(text: &'a str, needles: &[String]) -> &'a str {
     let start = char_boundary_at_or_before(text, best.1.saturating_sub(WINDOW_BYTES / 2));
     let end = char_boundary_at_or_before(text, (start + WINDOW_BYTES).min(text.len()));
     &text[start..end]
+}
+
+/// Where the needles stand in `text`, as (byte offset, needle), at most [`OCCURRENCES`] per
+/// needle, found case-insensitively: in one pass when every needle is ASCII, else in a
+/// lowercased copy of the text.
+fn occurrences(text: &str, needles: &[String]) -> Vec<(usize, usize)> {
+    let mut found: Vec<(usize, usize)> = Vec::new();
+    if needles.iter().all(|n| n.is_ascii()) {
+        let Ok(finder) = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(needles)
+        else {
+            return found;
+        };
+        let mut per_needle = vec![0; needles.len()];
+        for hit in finder.find_overlapping_iter(text) {
+            let which = hit.pattern().as_usize();
+            if per_needle[which] < OCCURRENCES {
+                per_needle[which] += 1;
+                found.push((hit.start(), which));
+            }
+        }
+        return found;
+    }
+    let lower = text.to_lowercase();
+    // Lowercasing keeps byte offsets for nearly every script; when not, ASCII letters only.
+    let lower = if lower.len() == text.len() {
+        lower
+    } else {
+        text.to_ascii_lowercase()
+    };
+    for (which, needle) in needles.iter().enumerate() {
+        found.extend(
+            lower
+                .match_indices(needle.as_str())
+                .take(OCCURRENCES)
+                .map(|(at, _)| (at, which)),
+        );
+    }
+    found
 }
 
 /// The largest character boundary of `text` at or before byte `at`.

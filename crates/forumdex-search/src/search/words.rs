@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use tantivy::query::FuzzyTermQuery;
+use tantivy::query::{DfaWrapper, FuzzyTermQuery};
 use tantivy::schema::Field;
 use tantivy::{Searcher, Term};
 
@@ -170,7 +170,10 @@ fn doc_freq(searchers: &[&Searcher], term: &Term) -> Result<u64, SearchError> {
 }
 
 /// The other dictionary words within `distance` of `word`, the most frequent first (ties:
-/// alphabetical), at most [`MAX_NEIGHBOURS`].
+/// alphabetical), at most [`MAX_NEIGHBOURS`]. Words that begin with the same letter are
+/// looked for first, and the others only when there are none (as Lucene's
+/// `DirectSpellChecker` does with its `minPrefix` of 1): a walk of the words of one first
+/// letter reads a small part of a dictionary, a walk of all reads every first letter's.
 fn nearest(
     searchers: &[&Searcher],
     field: Field,
@@ -180,13 +183,32 @@ fn nearest(
     let query = FuzzyTermQuery::new(Term::from_field_text(field, word), distance, true);
     // One automaton (building it is the costly part) walks every segment's dictionary.
     let automaton = query.automaton()?;
+    let same_first = first_letter_range(word);
+    let mut found = walk(searchers, field, word, &automaton, same_first.as_ref())?;
+    if found.is_empty() && same_first.is_some() {
+        found = walk(searchers, field, word, &automaton, None)?;
+    }
+    Ok(found)
+}
+
+/// The dictionary words that `automaton` accepts, within `range` (byte strings, from
+/// inclusive to exclusive) when given; see [`nearest`].
+fn walk(
+    searchers: &[&Searcher],
+    field: Field,
+    word: &str,
+    automaton: &DfaWrapper,
+    range: Option<&(Vec<u8>, Vec<u8>)>,
+) -> Result<Vec<Neighbour>, SearchError> {
     let mut frequencies: HashMap<String, u64> = HashMap::new();
     for searcher in searchers {
         for segment in searcher.segment_readers() {
             let inverted = segment.inverted_index(field)?;
-            let mut stream = inverted
-                .terms()
-                .search(&automaton)
+            let mut builder = inverted.terms().search(automaton);
+            if let Some((from, to)) = range {
+                builder = builder.ge(from).lt(to);
+            }
+            let mut stream = builder
                 .into_stream()
                 .map_err(|e| SearchError::Index(e.to_string()))?;
             while stream.advance() {
@@ -207,6 +229,22 @@ fn nearest(
     found.sort_by(|a, b| b.doc_freq.cmp(&a.doc_freq).then(a.word.cmp(&b.word)));
     found.truncate(MAX_NEIGHBOURS);
     Ok(found)
+}
+
+/// The byte strings that begin with the first letter of `word`: from the letter (inclusive)
+/// to the next byte string of its length (exclusive). `None` for an empty word or a letter
+/// whose bytes are all 0xFF.
+fn first_letter_range(word: &str) -> Option<(Vec<u8>, Vec<u8>)> {
+    let first = word.chars().next()?;
+    let from = first.to_string().into_bytes();
+    let mut to = from.clone();
+    while let Some(last) = to.pop() {
+        if last < u8::MAX {
+            to.push(last + 1);
+            return Some((from, to));
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -242,6 +280,25 @@ mod tests {
             Some("Mining difficulty retarget")
         );
         assert_eq!(suggestion(text, &words[..1]), None);
+    }
+
+    #[test]
+    fn the_first_letter_range_holds_exactly_the_words_of_that_letter() {
+        let (from, to) = first_letter_range("bitcoim").unwrap();
+        for inside in ["b", "bitcoin", "bzzz"] {
+            assert!(from.as_slice() <= inside.as_bytes() && inside.as_bytes() < to.as_slice());
+        }
+        for outside in ["a", "azzz", "c", "cash"] {
+            let bytes = outside.as_bytes();
+            assert!(
+                bytes < from.as_slice() || bytes >= to.as_slice(),
+                "{outside}"
+            );
+        }
+        let (from, to) = first_letter_range("жизнь").unwrap();
+        assert!(from.as_slice() <= "жаба".as_bytes() && "жаба".as_bytes() < to.as_slice());
+        assert!("зима".as_bytes() >= to.as_slice());
+        assert_eq!(first_letter_range(""), None);
     }
 
     #[test]
