@@ -48,10 +48,23 @@ pub struct Filter<'a> {
     pub exclude: &'a TakedownSet,
 }
 
+/// How many matches [`best`] keeps.
+#[derive(Debug, Clone, Copy)]
+pub struct Depth {
+    /// At most this many in all.
+    pub kept: usize,
+    /// The best this many are what can be shown; the rest serve the re-rank within their
+    /// tiers.
+    pub shown: usize,
+    /// The words tier (missing words, missing common words) that other indexes already
+    /// fill `shown` places with or better: no post lacking more is kept.
+    pub bar: Option<(u32, u32)>,
+}
+
 /// The best matches of `plan` in the index of `searcher`, best first (tier, then higher
-/// BM25, then document order): those of the `shown` best that can be shown, and with them
-/// up to `depth` in all for the re-rank within their tiers. Matches of a tier worse than
-/// the `shown`-th best's are left out: no re-rank within a tier lifts them into view.
+/// BM25, then document order): the `shown` best, and with them up to `kept` in all for the
+/// re-rank within their tiers. Matches of a tier worse than the `shown`-th best's are left
+/// out: no re-rank within a tier lifts them into view.
 ///
 /// When the plan has both common words and others, posts holding only common words are
 /// looked at only if fewer than `shown` posts hold another word.
@@ -60,26 +73,33 @@ pub fn best(
     fields: &Fields,
     plan: &Plan,
     filter: Filter<'_>,
-    depth: usize,
-    shown: usize,
+    depth: Depth,
 ) -> Result<Vec<Match>, SearchError> {
-    let shown = shown.min(depth);
+    let shown = depth.shown.min(depth.kept);
     if shown == 0 {
         return Ok(Vec::new());
     }
     let weights = WordWeights::of(searcher, fields, plan)?;
     let (rare, common) = plan.word_counts();
+    let rare_weight = common + 1;
+    let bar_weight = depth.bar.map_or(1, |(missing, missing_common)| {
+        if missing > rare {
+            1
+        } else {
+            (rare - missing) * rare_weight + common.saturating_sub(missing_common)
+        }
+    });
     let new_kept = |start: u32| Kept {
-        heap: BinaryHeap::with_capacity(depth.min(4_096) + 1),
+        heap: BinaryHeap::with_capacity(depth.kept.min(4_096) + 1),
         leaders: BinaryHeap::with_capacity(shown.min(4_096) + 1),
-        depth,
+        depth: depth.kept,
         shown,
-        start,
-        rare_weight: common + 1,
+        start: start.max(bar_weight),
+        rare_weight,
         counts: (rare, common),
     };
-    if rare > 0 && common > 0 {
-        let mut kept = new_kept(common + 1);
+    if rare > 0 && common > 0 && bar_weight < rare_weight {
+        let mut kept = new_kept(rare_weight);
         walk_index(searcher, fields, plan, filter, &weights, &mut kept)?;
         if kept.leaders.len() >= shown {
             return Ok(kept.into_sorted());
@@ -806,7 +826,18 @@ mod tests {
             let total = count::count(&target.searcher, &fields, &plan, filter).unwrap();
             assert_eq!(total, all.len() as u64, "the count of {query:?}");
             for (depth, shown) in [(1, 1), (7, 3), (50, 7), (50, 50)] {
-                let pruned = best(&target.searcher, &fields, &plan, filter, depth, shown).unwrap();
+                let pruned = best(
+                    &target.searcher,
+                    &fields,
+                    &plan,
+                    filter,
+                    Depth {
+                        kept: depth,
+                        shown,
+                        bar: None,
+                    },
+                )
+                .unwrap();
                 let mut expected = all[..depth.min(all.len())].to_vec();
                 let mut found = pruned.clone();
                 if let Some(last_shown) = all.get(shown - 1) {
@@ -821,6 +852,28 @@ mod tests {
                 );
                 assert!(pruned.len() <= depth);
                 compared += 1;
+            }
+            if let Some(middle) = all.get(all.len() / 3) {
+                // Other indexes already hold 7 posts this good: only better ones matter here.
+                let bar = (middle.tier.missing_words, middle.tier.missing_common);
+                let depth = Depth {
+                    kept: 50,
+                    shown: 7,
+                    bar: Some(bar),
+                };
+                let mut found = best(&target.searcher, &fields, &plan, filter, depth).unwrap();
+                let good = |m: &Match| (m.tier.missing_words, m.tier.missing_common) <= bar;
+                assert!(found.iter().all(good), "{query:?}: a post below the bar");
+                let mut expected: Vec<Match> = all.iter().copied().filter(good).take(50).collect();
+                if let Some(last_shown) = expected.get(6) {
+                    let key = last_shown.tier.key();
+                    expected.retain(|m| m.tier.key() <= key);
+                    found.retain(|m| m.tier.key() <= key);
+                }
+                assert!(
+                    same(&found, &expected),
+                    "query {query:?} bar {bar:?}: {found:?} != {expected:?}"
+                );
             }
             let admitted = all.iter().all(|m| {
                 let doc = m.address.doc_id;

@@ -266,7 +266,9 @@ pub fn search(
 }
 
 /// Matches of `words` in every target that holds one: the count and the best
-/// [`RERANK_DEPTH`] of each, with their tiers.
+/// [`RERANK_DEPTH`] of each, with their tiers. Targets are walked from the largest: once
+/// `limit` matches are found, a target whose posts cannot reach the words tier of the
+/// `limit`-th best (it lacks too many of the words) is only counted.
 fn run(
     targets: &[Target],
     fields: &Fields,
@@ -276,31 +278,54 @@ fn run(
     let mut outcome = Outcome {
         total: 0,
         hits: Vec::new(),
-        queries: Vec::new(),
+        queries: (0..targets.len()).map(|_| None).collect(),
     };
     let filter = matcher::Filter {
         skip_hidden: !request.include_low_quality,
         images_only: request.images_only,
         exclude: &request.exclude,
     };
-    for (at, target) in targets.iter().enumerate() {
+    let mut order: Vec<usize> = (0..targets.len()).collect();
+    order.sort_by_key(|&at| std::cmp::Reverse(targets[at].searcher.num_docs()));
+    for at in order {
+        let target = &targets[at];
         let Some(plan) = tiers::plan(target, fields, words) else {
-            outcome.queries.push(None);
             continue;
         };
         outcome.total += count::count(&target.searcher, fields, &plan, filter)?;
+        outcome.queries[at] = Some(matching_terms(fields, &plan));
+        let bar = words_bar(&outcome.hits, request.limit);
+        if bar.is_some_and(|bar| plan.fewest_missing() > bar) {
+            continue;
+        }
         let best = matcher::best(
             &target.searcher,
             fields,
             &plan,
             filter,
-            RERANK_DEPTH,
-            request.limit,
+            matcher::Depth {
+                kept: RERANK_DEPTH,
+                shown: request.limit,
+                bar,
+            },
         )?;
         collect_candidates(target, at, plan.signals, best, &mut outcome.hits)?;
-        outcome.queries.push(Some(matching_terms(fields, &plan)));
     }
     Ok(outcome)
+}
+
+/// The words tier (missing words, missing common words) of the `limit`-th best of `hits`:
+/// a post lacking more cannot be shown.
+fn words_bar(hits: &[Candidate], limit: usize) -> Option<(u32, u32)> {
+    if limit == 0 || hits.len() < limit {
+        return None;
+    }
+    let mut tiers: Vec<(u32, u32)> = hits
+        .iter()
+        .map(|c| (c.tier.missing_words, c.tier.missing_common))
+        .collect();
+    let (_, &mut bar, _) = tiers.select_nth_unstable(limit - 1);
+    Some(bar)
 }
 
 /// Posts whose text or opening title holds a term of `plan`: what highlights mark.

@@ -129,6 +129,18 @@ impl Plan {
         (self.words.len() as u32 - common, common)
     }
 
+    /// The fewest words (not common, common) a post of the index can miss: those the index
+    /// holds nowhere.
+    pub fn fewest_missing(&self) -> (u32, u32) {
+        let unheld = |common: bool| {
+            self.words
+                .iter()
+                .filter(|w| w.common == common && !w.matches_anything())
+                .count() as u32
+        };
+        (unheld(false), unheld(true))
+    }
+
     /// The tier of a match from what it holds: how many words that are not common and how
     /// many common ones (`typos` of them only by a neighbour), how many pairs stand close,
     /// how many words are held as typed.
