@@ -7,6 +7,7 @@
 //! fdx-engine forumdex   --data DIR [--threads 2] [--seconds 20]
 //! ```
 //!
+//! With `FDX_SLOWEST=N` set, the N slowest queries of a warm pass go to standard error.
 //! Each takes `--queries FILE` (a `forumdex relevance` query file, or any file whose lines
 //! are a query and a language) instead of the built-in set, and `--lang CODE` (`-` for
 //! every index) to search every query in one language.
@@ -141,6 +142,19 @@ fn measure<S>(
     let mut totals = Vec::new();
     for (q, lang) in queries {
         totals.push(search(&mut warm, q, lang.as_deref())?);
+    }
+    if let Ok(count) = std::env::var("FDX_SLOWEST") {
+        // The slowest queries of a second, warm pass, on standard error.
+        let mut timed = Vec::new();
+        for (q, lang) in queries {
+            let started = Instant::now();
+            search(&mut warm, q, lang.as_deref())?;
+            timed.push((started.elapsed(), q));
+        }
+        timed.sort_by(|a, b| b.0.cmp(&a.0));
+        for (took, q) in timed.iter().take(count.parse().unwrap_or(20)) {
+            eprintln!("{:>8.2} ms  {q}", took.as_secs_f64() * 1e3);
+        }
     }
     let cpu_at_start = rss::cpu_seconds(0).unwrap_or(0.0);
     let deadline = Instant::now() + Duration::from_secs(seconds);

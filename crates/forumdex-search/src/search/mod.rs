@@ -4,12 +4,14 @@
 //! all indexes are loaded and highlighted.
 //!
 //! - **Words and tiers.** The first [`words::MAX_QUERY_WORDS`] distinct words count. A post
-//!   holding more of them ranks above one holding fewer, whatever their BM25; then fewer
+//!   holding more of them ranks above one holding fewer, whatever their BM25, the words that
+//!   are not common ([`words::COMMON_SHARE`]) counting before the common ones; then fewer
 //!   typo matches, then words standing closer, then words as typed rather than by stem,
 //!   then BM25 times the quality and freshness factors. A title word of an opening post
 //!   counts as a held word and adds `1.5 x IDF` to BM25, never more than a word.
 //! - **Typos.** A word of 4+ letters that no searched index holds matches its dictionary
-//!   neighbours within one edit (two for 8+ letters), the four most frequent, one tier below
+//!   neighbours within one edit (two for 8+ letters; those keeping its first letter when
+//!   there are any), the four most frequent, one tier below
 //!   an exact match. The query with each such word replaced by its most frequent neighbour
 //!   is `corrected_query` when a returned hit matched a neighbour, else `did_you_mean`. A
 //!   word the index holds is never corrected, unless the query finds nothing at all: then
@@ -61,7 +63,7 @@ use tiers::Signals;
 use words::QueryWord;
 
 /// Version of the ranking formula, reported with every hit.
-pub const RANKING_MODEL_VERSION: &str = "fdx-rank-2";
+pub const RANKING_MODEL_VERSION: &str = "fdx-rank-3";
 /// Matches per index that are re-ranked.
 pub const RERANK_DEPTH: usize = 300;
 /// Hits returned.
