@@ -170,10 +170,11 @@ fn doc_freq(searchers: &[&Searcher], term: &Term) -> Result<u64, SearchError> {
 }
 
 /// The other dictionary words within `distance` of `word`, the most frequent first (ties:
-/// alphabetical), at most [`MAX_NEIGHBOURS`]. Words that begin with the same letter are
-/// looked for first, and the others only when there are none (as Lucene's
-/// `DirectSpellChecker` does with its `minPrefix` of 1): a walk of the words of one first
-/// letter reads a small part of a dictionary, a walk of all reads every first letter's.
+/// alphabetical), at most [`MAX_NEIGHBOURS`]. One automaton walks every segment's
+/// dictionary; for a word of ASCII letters within one edit the walk stays among the words of
+/// its first letter (a small part of a dictionary, where a walk of all reads every first
+/// letter's) and the edits of the first letter itself are looked up one by one instead
+/// ([`first_letter_edits`]), which finds the same words.
 fn nearest(
     searchers: &[&Searcher],
     field: Field,
@@ -181,26 +182,47 @@ fn nearest(
     distance: u8,
 ) -> Result<Vec<Neighbour>, SearchError> {
     let query = FuzzyTermQuery::new(Term::from_field_text(field, word), distance, true);
-    // One automaton (building it is the costly part) walks every segment's dictionary.
     let automaton = query.automaton()?;
-    let same_first = first_letter_range(word);
-    let mut found = walk(searchers, field, word, &automaton, same_first.as_ref())?;
-    if found.is_empty() && same_first.is_some() {
-        found = walk(searchers, field, word, &automaton, None)?;
+    let mut frequencies: HashMap<String, u64> = HashMap::new();
+    let plain_letters = word.bytes().all(|b| b.is_ascii_lowercase());
+    match first_letter_range(word) {
+        Some(range) if distance == 1 && plain_letters => {
+            walk(
+                searchers,
+                field,
+                word,
+                &automaton,
+                Some(&range),
+                &mut frequencies,
+            )?;
+            for edit in first_letter_edits(word) {
+                let found = doc_freq(searchers, &Term::from_field_text(field, &edit))?;
+                if found > 0 {
+                    frequencies.insert(edit, found);
+                }
+            }
+        }
+        _ => walk(searchers, field, word, &automaton, None, &mut frequencies)?,
     }
+    let mut found: Vec<Neighbour> = frequencies
+        .into_iter()
+        .map(|(word, doc_freq)| Neighbour { word, doc_freq })
+        .collect();
+    found.sort_by(|a, b| b.doc_freq.cmp(&a.doc_freq).then(a.word.cmp(&b.word)));
+    found.truncate(MAX_NEIGHBOURS);
     Ok(found)
 }
 
-/// The dictionary words that `automaton` accepts, within `range` (byte strings, from
-/// inclusive to exclusive) when given; see [`nearest`].
+/// Adds to `frequencies` the dictionary words that `automaton` accepts (other than `word`),
+/// within `range` (byte strings, from inclusive to exclusive) when given.
 fn walk(
     searchers: &[&Searcher],
     field: Field,
     word: &str,
     automaton: &DfaWrapper,
     range: Option<&(Vec<u8>, Vec<u8>)>,
-) -> Result<Vec<Neighbour>, SearchError> {
-    let mut frequencies: HashMap<String, u64> = HashMap::new();
+    frequencies: &mut HashMap<String, u64>,
+) -> Result<(), SearchError> {
     for searcher in searchers {
         for segment in searcher.segment_readers() {
             let inverted = segment.inverted_index(field)?;
@@ -222,13 +244,33 @@ fn walk(
             }
         }
     }
-    let mut found: Vec<Neighbour> = frequencies
-        .into_iter()
-        .map(|(word, doc_freq)| Neighbour { word, doc_freq })
-        .collect();
-    found.sort_by(|a, b| b.doc_freq.cmp(&a.doc_freq).then(a.word.cmp(&b.word)));
-    found.truncate(MAX_NEIGHBOURS);
-    Ok(found)
+    Ok(())
+}
+
+/// The words one edit of the first letter away from `word` (a word of ASCII letters): that
+/// letter replaced by another, a letter put before it, the letter dropped, or the first two
+/// letters swapped. Every other edit keeps the first letter.
+fn first_letter_edits(word: &str) -> Vec<String> {
+    let Some(first) = word.chars().next() else {
+        return Vec::new();
+    };
+    let rest = &word[first.len_utf8()..];
+    let mut edits: Vec<String> = Vec::new();
+    for letter in 'a'..='z' {
+        if letter != first {
+            edits.push(format!("{letter}{rest}"));
+        }
+        edits.push(format!("{letter}{word}"));
+    }
+    if !rest.is_empty() {
+        edits.push(rest.to_owned());
+    }
+    if let Some(second) = rest.chars().next()
+        && second != first
+    {
+        edits.push(format!("{second}{first}{}", &rest[second.len_utf8()..]));
+    }
+    edits
 }
 
 /// The byte strings that begin with the first letter of `word`: from the letter (inclusive)
@@ -280,6 +322,21 @@ mod tests {
             Some("Mining difficulty retarget")
         );
         assert_eq!(suggestion(text, &words[..1]), None);
+    }
+
+    #[test]
+    fn first_letter_edits_are_the_edits_that_change_the_first_letter() {
+        let edits = first_letter_edits("vitcoin");
+        for expected in ["bitcoin", "avitcoin", "itcoin", "ivtcoin"] {
+            assert!(edits.iter().any(|e| e == expected), "{expected}");
+        }
+        assert!(!edits.iter().any(|e| e == "vitcoin"));
+        assert!(
+            edits
+                .iter()
+                .all(|e| !e.starts_with('v') || e.starts_with("vv"))
+        );
+        assert_eq!(edits.len(), 25 + 26 + 1 + 1);
     }
 
     #[test]
