@@ -69,3 +69,22 @@ fn a_typo_beside_a_held_word_is_matched_and_corrected() {
     assert!(results.total >= 20);
     assert!(results.hits.iter().all(|h| h.rank_factors.typo));
 }
+
+#[test]
+fn a_typo_of_the_first_letter_finds_its_word_over_rarer_same_letter_ones() {
+    let world = World::new();
+    let mut lines = filler(100, 50, 20, "the difficulty adjustment keeps blocks steady");
+    // `tifficulty` is one edit from both; the one of another first letter is more frequent.
+    lines.extend(filler(300, 51, 2, "a tiffficulty of mine"));
+    world.import_and_sync(&lines);
+    for (typo, word) in [
+        ("tifficulty", "difficulty"),
+        ("ifficulty", "difficulty"),
+        ("idfficulty", "difficulty"),
+        ("adifficulty", "difficulty"),
+    ] {
+        let results = world.search(typo);
+        assert_eq!(results.corrected_query.as_deref(), Some(word), "{typo}");
+        assert!(results.total >= 20, "{typo}");
+    }
+}
