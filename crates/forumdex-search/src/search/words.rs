@@ -171,10 +171,12 @@ fn doc_freq(searchers: &[&Searcher], term: &Term) -> Result<u64, SearchError> {
 
 /// The other dictionary words within `distance` of `word`, the most frequent first (ties:
 /// alphabetical), at most [`MAX_NEIGHBOURS`]. One automaton walks every segment's
-/// dictionary; for a word of ASCII letters within one edit the walk stays among the words of
-/// its first letter (a small part of a dictionary, where a walk of all reads every first
-/// letter's) and the edits of the first letter itself are looked up one by one instead
-/// ([`first_letter_edits`]), which finds the same words.
+/// dictionary, among the words of the first letter of `word` only (a small part of a
+/// dictionary, where a walk of all reads every first letter's). Within one edit, the edits
+/// of the first letter itself are looked up one by one ([`first_letter_edits`]), which
+/// finds the same words as a walk of all, for a word of one alphabet (Latin, Cyrillic,
+/// Greek); other words get the walk of all. Two edits keep the first letter, as Lucene's
+/// `DirectSpellChecker` (`minPrefix` 1) does.
 fn nearest(
     searchers: &[&Searcher],
     field: Field,
@@ -184,23 +186,34 @@ fn nearest(
     let query = FuzzyTermQuery::new(Term::from_field_text(field, word), distance, true);
     let automaton = query.automaton()?;
     let mut frequencies: HashMap<String, u64> = HashMap::new();
-    let plain_letters = word.bytes().all(|b| b.is_ascii_lowercase());
-    match first_letter_range(word) {
-        Some(range) if distance == 1 && plain_letters => {
+    let range = first_letter_range(word);
+    let alphabet = alphabet_of(word);
+    match (&range, alphabet) {
+        (Some(range), Some(alphabet)) if distance == 1 => {
             walk(
                 searchers,
                 field,
                 word,
                 &automaton,
-                Some(&range),
+                Some(range),
                 &mut frequencies,
             )?;
-            for edit in first_letter_edits(word) {
+            for edit in first_letter_edits(word, alphabet) {
                 let found = doc_freq(searchers, &Term::from_field_text(field, &edit))?;
                 if found > 0 {
                     frequencies.insert(edit, found);
                 }
             }
+        }
+        (Some(range), _) if distance > 1 => {
+            walk(
+                searchers,
+                field,
+                word,
+                &automaton,
+                Some(range),
+                &mut frequencies,
+            )?;
         }
         _ => walk(searchers, field, word, &automaton, None, &mut frequencies)?,
     }
@@ -211,6 +224,26 @@ fn nearest(
     found.sort_by(|a, b| b.doc_freq.cmp(&a.doc_freq).then(a.word.cmp(&b.word)));
     found.truncate(MAX_NEIGHBOURS);
     Ok(found)
+}
+
+/// The lowercase letters of the one alphabet every letter of `word` belongs to (Latin as the
+/// dictionary folds it, Cyrillic, Greek), when there is one.
+fn alphabet_of(word: &str) -> Option<&'static [char]> {
+    const LATIN: [char; 26] = [
+        'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p', 'q', 'r',
+        's', 't', 'u', 'v', 'w', 'x', 'y', 'z',
+    ];
+    const CYRILLIC: [char; 33] = [
+        'а', 'б', 'в', 'г', 'д', 'е', 'ё', 'ж', 'з', 'и', 'й', 'к', 'л', 'м', 'н', 'о', 'п', 'р',
+        'с', 'т', 'у', 'ф', 'х', 'ц', 'ч', 'ш', 'щ', 'ъ', 'ы', 'ь', 'э', 'ю', 'я',
+    ];
+    const GREEK: [char; 25] = [
+        'α', 'β', 'γ', 'δ', 'ε', 'ζ', 'η', 'θ', 'ι', 'κ', 'λ', 'μ', 'ν', 'ξ', 'ο', 'π', 'ρ', 'ς',
+        'σ', 'τ', 'υ', 'φ', 'χ', 'ψ', 'ω',
+    ];
+    [&LATIN[..], &CYRILLIC[..], &GREEK[..]]
+        .into_iter()
+        .find(|alphabet| word.chars().all(|c| alphabet.contains(&c)))
 }
 
 /// Adds to `frequencies` the dictionary words that `automaton` accepts (other than `word`),
@@ -247,16 +280,16 @@ fn walk(
     Ok(())
 }
 
-/// The words one edit of the first letter away from `word` (a word of ASCII letters): that
-/// letter replaced by another, a letter put before it, the letter dropped, or the first two
-/// letters swapped. Every other edit keeps the first letter.
-fn first_letter_edits(word: &str) -> Vec<String> {
+/// The words one edit of the first letter away from `word`, in `alphabet`: that letter
+/// replaced by another, a letter put before it, the letter dropped, or the first two letters
+/// swapped. Every other edit keeps the first letter.
+fn first_letter_edits(word: &str, alphabet: &[char]) -> Vec<String> {
     let Some(first) = word.chars().next() else {
         return Vec::new();
     };
     let rest = &word[first.len_utf8()..];
     let mut edits: Vec<String> = Vec::new();
-    for letter in 'a'..='z' {
+    for &letter in alphabet {
         if letter != first {
             edits.push(format!("{letter}{rest}"));
         }
@@ -326,7 +359,8 @@ mod tests {
 
     #[test]
     fn first_letter_edits_are_the_edits_that_change_the_first_letter() {
-        let edits = first_letter_edits("vitcoin");
+        let latin = alphabet_of("vitcoin").unwrap();
+        let edits = first_letter_edits("vitcoin", latin);
         for expected in ["bitcoin", "avitcoin", "itcoin", "ivtcoin"] {
             assert!(edits.iter().any(|e| e == expected), "{expected}");
         }
@@ -337,6 +371,12 @@ mod tests {
                 .all(|e| !e.starts_with('v') || e.starts_with("vv"))
         );
         assert_eq!(edits.len(), 25 + 26 + 1 + 1);
+        let cyrillic = alphabet_of("биткоин").unwrap();
+        let edits = first_letter_edits("биткоин", cyrillic);
+        assert!(edits.iter().any(|e| e == "виткоин"));
+        assert!(edits.iter().any(|e| e == "иткоин"));
+        assert_eq!(alphabet_of("bitcoin2"), None);
+        assert_eq!(alphabet_of("bitкоин"), None);
     }
 
     #[test]
