@@ -151,7 +151,7 @@ fn measure<S>(
             search(&mut warm, q, lang.as_deref())?;
             timed.push((started.elapsed(), q));
         }
-        timed.sort_by(|a, b| b.0.cmp(&a.0));
+        timed.sort_by_key(|t| std::cmp::Reverse(t.0));
         for (took, q) in timed.iter().take(count.parse().unwrap_or(20)) {
             eprintln!("{:>8.2} ms  {q}", took.as_secs_f64() * 1e3);
         }
