@@ -6,11 +6,13 @@
 //! together, one post at a time, in the manner of MaxScore (Turtle and Flood, 1995), with
 //! the words tier as the bound. A word weighs 1 when common and one more than all common
 //! words together otherwise, so the words tier orders posts by the weight they hold. Once
-//! `depth` matches are kept and the worst of them holds weight `m`, no post holding less can
-//! enter, so the commonest words whose weights add up to less than `m` are only looked up
-//! (`seek`) for the posts the other words lead to, never walked. A query of rare words next
-//! to common ones ("how does X work") thus reads the common words' postings only where a
-//! rare word stands. Each post that can still enter is placed exactly: its typos,
+//! enough matches are kept (all `depth` of them, or the `shown` best) and the worst of
+//! those holds weight `m`, no post holding less can enter (or be shown), so the commonest
+//! words whose weights add up to less than `m` are only looked up (`seek`) for the posts
+//! the other words lead to, never walked. A first walk takes only posts holding a word that
+//! is not common, and posts holding common words alone are walked only when it found fewer
+//! than `shown`. A query of rare words next to common ones ("how does X work") thus reads
+//! the common words' postings only where a rare word stands. Each post that can still enter is placed exactly: its typos,
 //! then its close pairs (from positions), exactness and BM25, computed only as far as its
 //! place needs.
 
