@@ -6,7 +6,7 @@
 //! - **Words and tiers.** The first [`words::MAX_QUERY_WORDS`] distinct words count. A post
 //!   holding more of them ranks above one holding fewer, whatever their BM25, the words that
 //!   are not common ([`words::COMMON_SHARE`]) counting before the common ones; then fewer
-//!   typo matches, then words standing closer, then words as typed rather than by stem,
+//!   typo matches, then words as typed rather than by stem, then words standing closer,
 //!   then BM25 times the quality and freshness factors. A title word of an opening post
 //!   counts as a held word and adds `1.5 x IDF` to BM25, never more than a word.
 //! - **Typos.** A word of 4+ letters that no searched index holds matches its dictionary
@@ -391,8 +391,8 @@ fn collect_candidates(
 /// [`words::MAX_QUERY_WORDS`]) plus the score within the tier squashed below 1.
 fn reported_score(candidate: &Candidate) -> f64 {
     let base = words::MAX_QUERY_WORDS as u64 + 1;
-    let (missing, missing_common, typos, far, inexact) = candidate.tier.key();
-    let shortfall = [missing, missing_common, typos, far, inexact]
+    let (missing, missing_common, typos, inexact, far) = candidate.tier.key();
+    let shortfall = [missing, missing_common, typos, inexact, far]
         .into_iter()
         .fold(0, |sum, count| sum * base + u64::from(count));
     let top = base.pow(5) - 1;

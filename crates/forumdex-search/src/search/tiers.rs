@@ -5,10 +5,10 @@
 //!    does X Y work" puts a post holding X and Y above one holding X, "how", "does" and
 //!    "work";
 //! 2. **typo**: how many of those are exact rather than a neighbour of a missing word;
-//! 3. **proximity**: how many pairs of consecutive query words stand close in the text
+//! 3. **exactness**: how many words the post holds as typed, not only by their stem;
+//! 4. **proximity**: how many pairs of consecutive query words stand close in the text
 //!    ([`stand_close`]), for pairs where one word is held by at most
 //!    [`PROXIMITY_MAX_DOC_FREQ`] posts;
-//! 4. **exactness**: how many words the post holds as typed, not only by their stem;
 //! 5. **BM25** of the text, plus `1.5 x IDF` per title word of an opening post.
 //!
 //! The first four are whole counts compared as a tuple ([`Tier::key`]); the BM25 part is
@@ -53,14 +53,14 @@ pub struct Tier {
 
 impl Tier {
     /// The order of tiers: fewer missing words (the rarer ones first), then fewer typos,
-    /// then closer, then more exact.
+    /// then more exact, then closer.
     pub fn key(&self) -> (u32, u32, u32, u32, u32) {
         (
             self.missing_words,
             self.missing_common,
             self.typos,
-            self.far_pairs,
             self.inexact,
+            self.far_pairs,
         )
     }
 }
@@ -323,6 +323,12 @@ mod tests {
         assert_eq!(plan.word_counts(), (3, 1));
         let tier = plan.tier((2, 0), 1, 0, 2, 3.5);
         assert_eq!(tier.key(), (1, 1, 1, 1, 1));
+        let far = plan.tier((3, 1), 0, 0, 2, 1.0);
+        let inexact = plan.tier((3, 1), 0, 1, 1, 1.0);
+        assert!(
+            far.key() < inexact.key(),
+            "exact words first, then closeness"
+        );
         assert_eq!(tier.bm25, 3.5);
     }
 }
