@@ -187,35 +187,18 @@ fn nearest(
     let automaton = query.automaton()?;
     let mut frequencies: HashMap<String, u64> = HashMap::new();
     let range = first_letter_range(word);
-    let alphabet = alphabet_of(word);
-    match (&range, alphabet) {
-        (Some(range), Some(alphabet)) if distance == 1 => {
-            walk(
-                searchers,
-                field,
-                word,
-                &automaton,
-                Some(range),
-                &mut frequencies,
-            )?;
-            for edit in first_letter_edits(word, alphabet) {
-                let found = doc_freq(searchers, &Term::from_field_text(field, &edit))?;
-                if found > 0 {
-                    frequencies.insert(edit, found);
-                }
+    // Within one edit, the first letter's own edits are looked up when it has an alphabet.
+    let edits_of = alphabet_of(word).filter(|_| distance == 1 && range.is_some());
+    let walk_all = distance == 1 && edits_of.is_none();
+    let within = range.as_ref().filter(|_| !walk_all);
+    walk(searchers, field, word, &automaton, within, &mut frequencies)?;
+    if let Some(alphabet) = edits_of {
+        for edit in first_letter_edits(word, alphabet) {
+            let found = doc_freq(searchers, &Term::from_field_text(field, &edit))?;
+            if found > 0 {
+                frequencies.insert(edit, found);
             }
         }
-        (Some(range), _) if distance > 1 => {
-            walk(
-                searchers,
-                field,
-                word,
-                &automaton,
-                Some(range),
-                &mut frequencies,
-            )?;
-        }
-        _ => walk(searchers, field, word, &automaton, None, &mut frequencies)?,
     }
     let mut found: Vec<Neighbour> = frequencies
         .into_iter()
