@@ -61,12 +61,22 @@ pub(super) fn highlight(
                     entry.insert(generator)
                 }
             };
-            let source = if name == "title" {
+            let whole = if name == "title" {
                 &hit.title
             } else {
-                window(&hit.content, needles)
+                &hit.content
+            };
+            let source = if name == "title" {
+                whole
+            } else {
+                window(whole, needles)
             };
             let mut snippet = generator.snippet(source);
+            if snippet.highlighted().is_empty() && source.len() < whole.len() {
+                // The needles found only look-alikes there ("how" in "however"): the whole
+                // text, then.
+                snippet = generator.snippet(whole);
+            }
             if snippet.highlighted().is_empty() {
                 continue;
             }

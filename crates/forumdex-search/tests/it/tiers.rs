@@ -168,3 +168,22 @@ fn when_the_hits_do_not_use_the_neighbour_it_is_only_suggested() {
     );
     assert_eq!(results.total, 31);
 }
+
+#[test]
+fn a_long_post_is_highlighted_where_its_word_stands_after_look_alikes() {
+    let world = World::new();
+    // "how" and "work" stand only as parts of other words, at the start; "segwit"
+    // stands alone far after 1,200 bytes of other text.
+    let look_alikes = "however the workers showed their homework ".repeat(10);
+    let filler = "the rest of this long post says nothing about it ".repeat(40);
+    let text = format!("{look_alikes} {filler} and a note on segwit at the end");
+    world.import_and_sync(&[post(1, 1, &text, json!({}))]);
+    let results = world.search("how does segwit work?");
+    let hit = results
+        .hits
+        .iter()
+        .find(|h| h.post_id == 1)
+        .expect("the post is found");
+    let content = &hit.highlight["content"][0];
+    assert!(content.contains("<mark>segwit</mark>"), "{content}");
+}
