@@ -5,7 +5,7 @@
 //! hundreds of thousands of posts.
 
 use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::{BitSet, DocId, Searcher, SegmentReader, Term};
+use tantivy::{BitSet, DocId, DocSet, Searcher, SegmentReader, TERMINATED, Term};
 
 use super::matcher::{Filter, taken_down};
 use super::tiers::Plan;
@@ -53,7 +53,7 @@ fn count_segment(
         return Ok(0);
     }
     if filter.skip_hidden {
-        for_each_doc(segment, fields.hidden, |doc| matches.remove(doc))?;
+        remove_flagged(segment, fields.hidden, &mut matches)?;
     }
     for doc in taken_down(segment, fields, filter.exclude)? {
         matches.remove(doc);
@@ -69,6 +69,61 @@ fn count_segment(
         return Ok(with_image);
     }
     Ok(matches.len() as u64)
+}
+
+/// Removes from `matches` the documents whose flag `field` is 1: by walking the flag's
+/// postings when they are fewer than the matches, else by seeking each match in them (a
+/// query of rare words need not read every hidden post of the segment).
+fn remove_flagged(
+    segment: &SegmentReader,
+    field: Field,
+    matches: &mut BitSet,
+) -> Result<(), SearchError> {
+    let index = segment.inverted_index(field)?;
+    let Some(mut flagged) =
+        index.read_postings(&Term::from_field_u64(field, 1), IndexRecordOption::Basic)?
+    else {
+        return Ok(());
+    };
+    if flagged.doc_freq() as usize <= matches.len() {
+        while flagged.doc() != TERMINATED {
+            matches.remove(flagged.doc());
+            flagged.advance();
+        }
+        return Ok(());
+    }
+    let mut found = Vec::new();
+    for doc in members(matches) {
+        if flagged.doc() < doc {
+            flagged.seek(doc);
+        }
+        if flagged.doc() == TERMINATED {
+            break;
+        }
+        if flagged.doc() == doc {
+            found.push(doc);
+        }
+    }
+    for doc in found {
+        matches.remove(doc);
+    }
+    Ok(())
+}
+
+/// The members of `set`, ascending.
+fn members(set: &BitSet) -> impl Iterator<Item = DocId> + '_ {
+    let mut bucket = set.first_non_empty_bucket(0);
+    let mut current = bucket.map(|b| set.tinyset(b));
+    std::iter::from_fn(move || {
+        loop {
+            let (at, tiny) = (bucket?, current.as_mut()?);
+            if let Some(low) = tiny.pop_lowest() {
+                return Some(at * 64 + low);
+            }
+            bucket = set.first_non_empty_bucket(at + 1);
+            current = bucket.map(|b| set.tinyset(b));
+        }
+    })
 }
 
 /// Calls `each` with every document whose flag `field` is 1.
@@ -87,4 +142,20 @@ fn for_each_doc(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn members_are_listed_ascending_across_buckets() {
+        let mut set = BitSet::with_max_value(200);
+        assert_eq!(members(&set).count(), 0);
+        for doc in [199, 0, 64, 63, 130] {
+            set.insert(doc);
+        }
+        assert_eq!(members(&set).collect::<Vec<_>>(), [0, 63, 64, 130, 199]);
+        assert_eq!(members(&BitSet::with_max_value(0)).count(), 0);
+    }
 }

@@ -14,8 +14,9 @@ use super::{Hit, Target};
 use crate::SearchError;
 use crate::index::Fields;
 
-/// Texts up to this many bytes are highlighted whole.
-const WHOLE_BYTES: usize = 1_200;
+/// Texts up to this many bytes are highlighted whole (the window of a longer one is as
+/// long).
+const WHOLE_BYTES: usize = 600;
 /// The window of a longer text, in bytes, around its densest matches (three times the
 /// longest fragment).
 const WINDOW_BYTES: usize = 600;
@@ -30,7 +31,7 @@ pub(super) fn highlight(
     hits: &mut [(usize, Hit)],
 ) -> Result<(), SearchError> {
     let mut generators: HashMap<(usize, u32), SnippetGenerator> = HashMap::new();
-    let mut needles: HashMap<usize, Vec<String>> = HashMap::new();
+    let mut needles: HashMap<usize, Needles> = HashMap::new();
     for (at, hit) in hits.iter_mut() {
         let Some(Some(query)) = queries.get(*at) else {
             continue;
@@ -45,7 +46,7 @@ pub(super) fn highlight(
                     terms.push(needle(text).to_owned());
                 }
             });
-            terms
+            Needles::new(terms)
         });
         for (name, field, max_chars) in [
             ("title", fields.title_text, 300),
@@ -108,11 +109,11 @@ fn needle(stem: &str) -> &str {
 /// `text` when short; else the [`WINDOW_BYTES`] of it holding the most distinct `needles`
 /// (see [`needle`]), found by a case-insensitive search. The whole text when no needle is found that way (a folded
 /// accent, a stem that is no prefix).
-fn window<'a>(text: &'a str, needles: &[String]) -> &'a str {
+fn window<'a>(text: &'a str, needles: &Needles) -> &'a str {
     if text.len() <= WHOLE_BYTES {
         return text;
     }
-    let mut found = occurrences(text, needles);
+    let mut found = needles.occurrences(text);
     if found.is_empty() {
         return text;
     }
@@ -135,44 +136,60 @@ fn window<'a>(text: &'a str, needles: &[String]) -> &'a str {
     &text[start..end]
 }
 
-/// Where the needles stand in `text`, as (byte offset, needle), at most [`OCCURRENCES`] per
-/// needle, found case-insensitively: in one pass when every needle is ASCII, else in a
-/// lowercased copy of the text.
-fn occurrences(text: &str, needles: &[String]) -> Vec<(usize, usize)> {
-    let mut found: Vec<(usize, usize)> = Vec::new();
-    if needles.iter().all(|n| n.is_ascii()) {
-        let Ok(finder) = AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .build(needles)
-        else {
-            return found;
+/// The needles of one query's terms (see [`needle`]), with their case-insensitive finder
+/// when all are ASCII: built once per query, not per hit.
+struct Needles {
+    words: Vec<String>,
+    ascii: Option<AhoCorasick>,
+}
+
+impl Needles {
+    fn new(words: Vec<String>) -> Self {
+        let ascii = if words.iter().all(|n| n.is_ascii()) {
+            AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(&words)
+                .ok()
+        } else {
+            None
         };
-        let mut per_needle = vec![0; needles.len()];
-        for hit in finder.find_overlapping_iter(text) {
-            let which = hit.pattern().as_usize();
-            if per_needle[which] < OCCURRENCES {
-                per_needle[which] += 1;
-                found.push((hit.start(), which));
+        Self { words, ascii }
+    }
+
+    /// Where the needles stand in `text`, as (byte offset, needle), at most [`OCCURRENCES`]
+    /// per needle, found case-insensitively: in one pass when every needle is ASCII, else
+    /// in a lowercased copy of the text.
+    fn occurrences(&self, text: &str) -> Vec<(usize, usize)> {
+        let mut found: Vec<(usize, usize)> = Vec::new();
+        if let Some(finder) = &self.ascii {
+            let mut per_needle = vec![0; self.words.len()];
+            for hit in finder.find_overlapping_iter(text) {
+                let which = hit.pattern().as_usize();
+                if per_needle[which] < OCCURRENCES {
+                    per_needle[which] += 1;
+                    found.push((hit.start(), which));
+                }
             }
+            return found;
         }
-        return found;
-    }
-    let lower = text.to_lowercase();
-    // Lowercasing keeps byte offsets for nearly every script; when not, ASCII letters only.
-    let lower = if lower.len() == text.len() {
-        lower
-    } else {
-        text.to_ascii_lowercase()
-    };
-    for (which, needle) in needles.iter().enumerate() {
-        found.extend(
+        let lower = text.to_lowercase();
+        // Lowercasing keeps byte offsets for nearly every script; when not, ASCII letters
+        // only.
+        let lower = if lower.len() == text.len() {
             lower
-                .match_indices(needle.as_str())
-                .take(OCCURRENCES)
-                .map(|(at, _)| (at, which)),
-        );
+        } else {
+            text.to_ascii_lowercase()
+        };
+        for (which, needle) in self.words.iter().enumerate() {
+            found.extend(
+                lower
+                    .match_indices(needle.as_str())
+                    .take(OCCURRENCES)
+                    .map(|(at, _)| (at, which)),
+            );
+        }
+        found
     }
-    found
 }
 
 /// The largest character boundary of `text` at or before byte `at`.
@@ -189,7 +206,10 @@ mod tests {
 
     #[test]
     fn short_texts_are_highlighted_whole() {
-        assert_eq!(window("a short post", &["post".to_owned()]), "a short post");
+        assert_eq!(
+            window("a short post", &Needles::new(vec!["post".to_owned()])),
+            "a short post"
+        );
     }
 
     #[test]
@@ -200,7 +220,7 @@ mod tests {
             .into_iter()
             .map(|stem| needle(stem).to_owned())
             .collect();
-        let cut = window(&text, &needles);
+        let cut = window(&text, &Needles::new(needles));
         assert!(cut.len() <= WINDOW_BYTES);
         assert!(cut.contains("Mining difficulty retarget"), "{cut}");
     }
@@ -216,13 +236,16 @@ mod tests {
     #[test]
     fn a_long_text_without_any_needle_stays_whole() {
         let text = "Größe ".repeat(1_000);
-        assert_eq!(window(&text, &["unrelated".to_owned()]), text);
+        assert_eq!(
+            window(&text, &Needles::new(vec!["unrelated".to_owned()])),
+            text
+        );
     }
 
     #[test]
     fn windows_end_on_character_boundaries() {
         let text = format!("{}bitcoin{}", "ж".repeat(2_000), "ж".repeat(2_000));
-        let cut = window(&text, &["bitcoin".to_owned()]);
+        let cut = window(&text, &Needles::new(vec!["bitcoin".to_owned()]));
         assert!(cut.contains("bitcoin"));
     }
 }

@@ -30,6 +30,9 @@ use super::tiers::{Plan, TITLE_WEIGHT, Tier, stand_close};
 use crate::SearchError;
 use crate::index::Fields;
 
+/// [`Tier::key`].
+type TierKey = (u32, u32, u32, u32, u32);
+
 /// A kept match.
 #[derive(Debug, Clone, Copy)]
 pub struct Match {
@@ -492,29 +495,30 @@ impl Walk<'_> {
         }
         let (all_rare, all_common) = self.plan.word_counts();
         let head = (all_rare - rare, all_common - common, typos);
-        if let Some(worst) = worst
-            && head > (worst.missing_words, worst.missing_common, worst.typos)
-        {
-            return None;
+        let mut bm25 = None;
+        if let Some(worst) = worst {
+            // The best place the post could take: every word it holds as typed, every pair
+            // of words it holds standing close. Only BM25 can lift it above an equal worst.
+            let holds = |word: usize| self.cursors.iter().any(|c| c.word == word && c.doc == doc);
+            match self.best_case(head, holds).cmp(&worst.key()) {
+                Ordering::Greater => return None,
+                Ordering::Equal => {
+                    let score = self.bm25_at(doc, fieldnorm);
+                    if f64::from(score) <= worst.bm25 {
+                        return None;
+                    }
+                    bm25 = Some(score);
+                }
+                Ordering::Less => {}
+            }
         }
-        let mut bm25 = 0.0f32;
+        let bm25 = bm25.unwrap_or_else(|| self.bm25_at(doc, fieldnorm));
         let mut exact = 0;
         self.positions.clear();
         for cursor in self.cursors.iter_mut().filter(|c| c.doc == doc) {
             let word = &self.plan.words[cursor.word];
-            let weights = &self.weights.text[cursor.word];
-            for (postings, weight) in cursor.text.iter().zip(weights) {
-                if let Some(postings) = postings
-                    && postings.doc() == doc
-                {
-                    bm25 += weight.score(fieldnorm, postings.term_freq());
-                }
-            }
             if word.term.is_none() {
                 continue;
-            }
-            if cursor.titles.iter().any(|t| t.doc() == doc) {
-                bm25 += self.weights.title[cursor.word];
             }
             let as_typed = cursor.typed.as_mut().is_none_or(|typed| at_doc(typed, doc));
             if as_typed {
@@ -550,6 +554,52 @@ impl Walk<'_> {
             self.plan
                 .tier((rare, common), typos, close, exact, f64::from(bm25)),
         )
+    }
+
+    /// The key of the best tier `doc` could take, given its `head` (missing words, missing
+    /// common words, typos) and the words it holds (`holds`, by place in the plan): as if it
+    /// held each of them as typed, and every pair of them stood close.
+    fn best_case(&self, head: (u32, u32, u32), holds: impl Fn(usize) -> bool) -> TierKey {
+        let holds_term = |word: usize| holds(word) && self.plan.words[word].term.is_some();
+        let terms = self.plan.words.iter().filter(|w| w.term.is_some()).count();
+        let held_terms = (0..self.plan.words.len())
+            .filter(|&w| holds_term(w))
+            .count();
+        let close = self
+            .plan
+            .pairs
+            .iter()
+            .filter(|&&(l, r)| holds_term(l) && holds_term(r))
+            .count();
+        (
+            head.0,
+            head.1,
+            head.2,
+            (terms - held_terms) as u32,
+            (self.plan.pairs.len() - close) as u32,
+        )
+    }
+
+    /// BM25 of `doc` (which the cursors at it hold): the text terms, plus the title score
+    /// of each word held as typed in an opening post's title.
+    fn bm25_at(&self, doc: DocId, fieldnorm: u8) -> f32 {
+        let mut bm25 = 0.0f32;
+        for cursor in self.cursors.iter().filter(|c| c.doc == doc) {
+            let weights = &self.weights.text[cursor.word];
+            for (postings, weight) in cursor.text.iter().zip(weights) {
+                if let Some(postings) = postings
+                    && postings.doc() == doc
+                {
+                    bm25 += weight.score(fieldnorm, postings.term_freq());
+                }
+            }
+            if self.plan.words[cursor.word].term.is_some()
+                && cursor.titles.iter().any(|t| t.doc() == doc)
+            {
+                bm25 += self.weights.title[cursor.word];
+            }
+        }
+        bm25
     }
 }
 
@@ -724,8 +774,9 @@ mod tests {
                 })
                 .collect();
             let mut text = text.join(" ");
-            if draw.below(400) == 0 {
-                // A word a handful of posts hold: fewer than are shown.
+            // A word a handful of posts hold (fewer than are shown), half of them hidden.
+            let rare = draw.below(400) == 0;
+            if rare {
                 text.push_str(" zyzzyva");
             }
             let mut doc = TantivyDocument::new();
@@ -738,7 +789,8 @@ mod tests {
                 doc.add_text(fields.title_text, &title);
                 doc.add_text(fields.spell, &title);
             }
-            doc.add_u64(fields.hidden, u64::from(draw.below(6) == 0));
+            let hidden = if rare { n % 2 == 0 } else { draw.below(6) == 0 };
+            doc.add_u64(fields.hidden, u64::from(hidden));
             doc.add_u64(fields.has_image, u64::from(draw.below(2) == 0));
             doc.add_i64(fields.date, n as i64);
             doc.add_u64(fields.is_op, 0);
@@ -813,6 +865,10 @@ mod tests {
             }
             if round % 3 == 1 {
                 query.push("zyzzyva".to_owned());
+            }
+            if round % 7 == 3 {
+                // Fewer matches than hidden posts: the count seeks them one by one.
+                query = vec!["zyzzyva".to_owned()];
             }
             let words =
                 words::query_words(&[&target.searcher], fields.spell, &query.join(" ")).unwrap();
