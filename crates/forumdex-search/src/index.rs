@@ -26,7 +26,8 @@ use tantivy::schema::{
     TextOptions, Value,
 };
 use tantivy::{
-    Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentMeta, TantivyDocument, Term,
+    Index, IndexReader, IndexWriter, InvertedIndexReader, ReloadPolicy, Searcher, SegmentMeta,
+    TantivyDocument, Term,
 };
 
 use crate::SearchError;
@@ -43,7 +44,7 @@ const WINDOW: i64 = 32;
 /// Posts read from the corpus per call.
 const PAGE: usize = 2_000;
 /// Memory budget of one index writer, in bytes.
-const WRITER_BYTES: usize = 40_000_000;
+const WRITER_BYTES: usize = 200_000_000;
 /// Segments with fewer documents are merged as soon as there are two of them (see
 /// [`SegmentMerges`]).
 const SMALL_SEGMENT_DOCS: u32 = 50_000;
@@ -380,7 +381,10 @@ impl SearchIndexes {
             let short = page.len() < PAGE;
             // From sequence 0 the indexes are empty: no previous versions to look for.
             let others = if since == 0 { Vec::new() } else { self.all() };
-            let searchers: Vec<_> = others.iter().map(|i| i.reader.searcher()).collect();
+            let searchers = others
+                .iter()
+                .map(|i| PostIds::of(&i.reader.searcher(), self.fields.post_id))
+                .collect::<Result<Vec<_>, _>>()?;
             for (_, change) in &page {
                 let post = match change {
                     PostChange::Current(post) => post,
@@ -388,7 +392,7 @@ impl SearchIndexes {
                         // Served as absent: drop it wherever it is.
                         let id_term = Term::from_field_i64(self.fields.post_id, *post_id);
                         for (other, searcher) in others.iter().zip(&searchers) {
-                            if holds(searcher, &id_term)? {
+                            if searcher.holds(&id_term)? {
                                 writer_for(&mut writers, other)?.delete_term(id_term.clone());
                             }
                         }
@@ -400,7 +404,7 @@ impl SearchIndexes {
                 let id_term = Term::from_field_i64(self.fields.post_id, post.post_id);
                 // Remove the previous version wherever it is (its language may have changed).
                 for (other, searcher) in others.iter().zip(&searchers) {
-                    if other.key != key && holds(searcher, &id_term)? {
+                    if other.key != key && searcher.holds(&id_term)? {
                         writer_for(&mut writers, other)?.delete_term(id_term.clone());
                     }
                 }
@@ -454,7 +458,13 @@ impl SearchIndexes {
         }
         doc.add_text(f.topic_title, topic_title(&post.title));
         let images = img_tags(&post.content_html);
-        doc.add_text(f.content, html_to_search_text(&post.content_html));
+        // Without images the search text is the plain text.
+        let search_text = if images.is_empty() {
+            text.clone()
+        } else {
+            html_to_search_text(&post.content_html)
+        };
+        doc.add_text(f.content, search_text);
         for image in &images {
             doc.add_text(f.images, image.src);
         }
@@ -529,12 +539,34 @@ fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// Whether the committed index may hold a document with `term`: its document frequency,
-/// read from the term dictionaries alone (no query is run). It counts deleted documents
-/// too, so it may say yes for a post already removed; the caller then deletes by the term
-/// again, which is harmless.
-fn holds(searcher: &Searcher, term: &Term) -> Result<bool, SearchError> {
-    Ok(searcher.doc_freq(term)? > 0)
+/// The `post_id` dictionaries of the segments of one committed index, opened once per
+/// page of changes rather than once per post.
+struct PostIds(Vec<Arc<InvertedIndexReader>>);
+
+impl PostIds {
+    fn of(searcher: &Searcher, post_id: Field) -> Result<Self, SearchError> {
+        let readers = searcher
+            .segment_readers()
+            .iter()
+            .map(|segment| segment.inverted_index(post_id))
+            .collect::<Result<_, _>>()?;
+        Ok(Self(readers))
+    }
+
+    /// Whether the index may hold a document with `term`, read from the term dictionaries
+    /// alone (no query is run). Deleted documents count too, so it may say yes for a post
+    /// already removed; the caller then deletes by the term again, which is harmless.
+    fn holds(&self, term: &Term) -> Result<bool, SearchError> {
+        for reader in &self.0 {
+            if reader
+                .get_term_info(term)?
+                .is_some_and(|info| info.doc_freq > 0)
+            {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
 }
 
 fn writer_for<'a>(
