@@ -103,3 +103,27 @@ fn many_openers_at_once_migrate_safely() {
     let last = forumdex_accounts::AccountId::new(8).expect("positive");
     assert_eq!(store.balance(last).expect("eighth account"), 1);
 }
+
+#[test]
+fn the_store_copies_its_journal_into_the_database_by_itself() {
+    use std::time::{Duration, Instant};
+    let (store, dir) = sqlite_store();
+    let main = dir.path().join("accounts.sqlite");
+    let size = || std::fs::metadata(&main).expect("database file").len();
+    let before = size();
+    let id = account(&store, 0);
+    // Each a commit into the write-ahead log, which commits never copy into the database.
+    for _ in 0..300 {
+        store.add_credits(id, 1, t0()).expect("add credits");
+    }
+    // The store's checkpoint thread does, within about a second.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while size() <= before {
+        assert!(
+            Instant::now() < deadline,
+            "the journal was never copied into the database"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(store.balance(id).expect("balance"), 300);
+}
