@@ -30,9 +30,6 @@ use super::tiers::{Plan, TITLE_WEIGHT, Tier, stand_close};
 use crate::SearchError;
 use crate::index::Fields;
 
-/// [`Tier::key`].
-type TierKey = (u32, u32, u32, u32, u32);
-
 /// A kept match.
 #[derive(Debug, Clone, Copy)]
 pub struct Match {
@@ -499,8 +496,7 @@ impl Walk<'_> {
         if let Some(worst) = worst {
             // The best place the post could take: every word it holds as typed, every pair
             // of words it holds standing close. Only BM25 can lift it above an equal worst.
-            let holds = |word: usize| self.cursors.iter().any(|c| c.word == word && c.doc == doc);
-            match self.best_case(head, holds).cmp(&worst.key()) {
+            match self.best_case(doc, head).cmp(&worst.key()) {
                 Ordering::Greater => return None,
                 Ordering::Equal => {
                     let score = self.bm25_at(doc, fieldnorm);
@@ -557,10 +553,13 @@ impl Walk<'_> {
     }
 
     /// The key of the best tier `doc` could take, given its `head` (missing words, missing
-    /// common words, typos) and the words it holds (`holds`, by place in the plan): as if it
-    /// held each of them as typed, and every pair of them stood close.
-    fn best_case(&self, head: (u32, u32, u32), holds: impl Fn(usize) -> bool) -> TierKey {
-        let holds_term = |word: usize| holds(word) && self.plan.words[word].term.is_some();
+    /// common words, typos): as if it held each word it holds as typed, and every pair of
+    /// them stood close.
+    fn best_case(&self, doc: DocId, head: (u32, u32, u32)) -> (u32, u32, u32, u32, u32) {
+        let holds_term = |word: usize| {
+            self.plan.words[word].term.is_some()
+                && self.cursors.iter().any(|c| c.word == word && c.doc == doc)
+        };
         let terms = self.plan.words.iter().filter(|w| w.term.is_some()).count();
         let held_terms = (0..self.plan.words.len())
             .filter(|&w| holds_term(w))
