@@ -19,8 +19,10 @@ version=4.32.5
 examples=${SCHEMATHESIS_EXAMPLES:-100}
 seed=${SCHEMATHESIS_SEED:-1}
 posts=${SCHEMATHESIS_POSTS:-300}
-venv=$PWD/target/schemathesis-venv
-report=$PWD/target/schemathesis-events.ndjson  # every request and response of the last run
+# Cargo's target folder (CARGO_TARGET_DIR when set, as a shared build cache may set it).
+target_dir=$(realpath -m "${CARGO_TARGET_DIR:-target}")
+venv=$target_dir/schemathesis-venv
+report=$target_dir/schemathesis-events.ndjson  # every request and response of the last run
 
 if [[ "$("$venv/bin/st" --version 2>/dev/null || true)" != *"$version"* ]]; then
     echo "schemathesis: installing $version into $venv" >&2
@@ -33,7 +35,7 @@ fi
 # suite (as in .ci/run) this is a no-op, where `cargo build -p forumdex` would resolve
 # features differently and recompile dependencies.
 cargo test --workspace --no-run --quiet
-bin=target/debug/forumdex
+bin=$target_dir/debug/forumdex
 
 work=$(mktemp -d)
 server_pid=
