@@ -4,8 +4,11 @@
 //! ([`Detection::language`], the rule before board priors) with [`language::route`].
 //! Prints, per board with a language, the share of posts that land in that language's
 //! index before and after, then the totals, and per board without one how many posts it has
-//! (they are routed by detection alone, as before). `--misses` also prints (to stderr) the
-//! start of every post that misses its board's language after routing.
+//! (they are routed by detection alone, as before), then how many of those detection calls
+//! English and how many of them whatlang's trigrams alone would not
+//! ([`Detection::trigram_language`]). `--misses` also prints (to stderr) the start of every
+//! post that misses its board's language after routing, and of every post the function-word
+//! rule calls English against the trigrams.
 //!
 //! `cargo run -p forumdex-ingest --example language_routing -- ../shared/data/bitcointalk-1.4m.jsonl.gz`
 //! (dependencies are optimized in the dev profile too; `--release` works as well).
@@ -48,6 +51,10 @@ fn main() -> anyhow::Result<()> {
     let mut boards = BoardLanguages::from_records();
     let mut names: BTreeMap<i64, String> = BTreeMap::new();
     let mut tallies: BTreeMap<i64, Tally> = BTreeMap::new();
+    // Posts without a board language that detection calls English, and those of them
+    // whatlang's trigrams alone would not (the function-word rule's disagreements).
+    let mut english_without_prior = 0u64;
+    let mut english_unlike_trigrams: BTreeMap<&str, u64> = BTreeMap::new();
     let mut line = Vec::new();
     loop {
         line.clear();
@@ -73,6 +80,15 @@ fn main() -> anyhow::Result<()> {
         tally.language = prior.and_then(language::code);
         tally.posts += 1;
         let Some(expected) = tally.language else {
+            if detection.language() == Some("en") && detection.trigram_language() != Some("en") {
+                let whatlang = detection.trigram_language().unwrap_or("none");
+                if show_misses {
+                    let text: String = html_to_text(&post.content_html).chars().take(200).collect();
+                    eprintln!("{board}	en, trigrams {whatlang}	{text}");
+                }
+                *english_unlike_trigrams.entry(whatlang).or_default() += 1;
+            }
+            english_without_prior += u64::from(detection.language() == Some("en"));
             continue;
         };
         tally.before += u64::from(detection.language() == Some(expected));
@@ -118,6 +134,9 @@ fn main() -> anyhow::Result<()> {
     for (board, tally) in tallies.iter().filter(|(_, t)| t.language.is_none()) {
         println!("{board}\t{}\t{} posts", tally.name, tally.posts);
     }
+    println!(
+        "detected as English without a board language: {english_without_prior} posts, of which whatlang's trigrams alone say otherwise: {english_unlike_trigrams:?}"
+    );
     eprintln!("{:.1} s", started.elapsed().as_secs_f64());
     Ok(())
 }

@@ -9,7 +9,9 @@
 //! (`prior`, from the board's name or its parent's: [`crate::boards`]):
 //!
 //! - no prior (English-dominant but mixed boards such as "Announcements (Altcoins)"): the
-//!   detected language when the guess is usable ([`Detection::language`]), else none;
+//!   detected language when the guess is usable ([`Detection::language`]), else none.
+//!   A text that plainly reads as English by its function words is English without
+//!   asking whatlang (see `reads_as_english`);
 //! - with a prior, the board's language, unless the text clearly is another one. "Clearly"
 //!   means all of: the text has at least 12 letters (`MIN_CHARS`); whatlang's guess is
 //!   reliable (its confidence, the margin between the two best languages, above 0.9); the
@@ -27,7 +29,7 @@
 //! (announcements, replies of English speakers). `examples/language_routing.rs` measures
 //! it on any corpus file without importing it.
 
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use whatlang::{Detector, Lang};
 
@@ -93,8 +95,12 @@ pub struct Detection {
     sample: String,
     /// Alphabetic characters in `sample`.
     letters: usize,
-    /// whatlang's best guess, when the text has enough letters and any script it knows.
-    guess: Option<whatlang::Info>,
+    /// Whether the sample reads as English by its function words ([`reads_as_english`]):
+    /// then whatlang is only asked when a board prior needs its guess.
+    english_by_words: bool,
+    /// whatlang's best guess, when the text has enough letters and any script it knows;
+    /// computed on first use.
+    guess: OnceLock<Option<whatlang::Info>>,
 }
 
 impl Detection {
@@ -102,23 +108,45 @@ impl Detection {
     pub fn of(text: &str) -> Self {
         let sample = sample(text);
         let letters = sample.chars().filter(|c| c.is_alphabetic()).count();
-        let guess = if letters < MIN_CHARS {
-            None
-        } else {
-            DETECTOR.detect(&sample)
-        };
-        Self {
+        let english_by_words = letters >= MIN_CHARS && reads_as_english(&sample, letters);
+        let detection = Self {
             sample,
             letters,
-            guess,
+            english_by_words,
+            guess: OnceLock::new(),
+        };
+        if !english_by_words {
+            detection.guess();
         }
+        detection
     }
 
-    /// The language without a board prior, as an ISO 639-1 code: `None` when the text is
-    /// too short or the guess is unusable (unreliable, below 0.5 confidence, and in a
+    /// whatlang's guess, computed on first use (`None` for too short a text).
+    fn guess(&self) -> Option<&whatlang::Info> {
+        self.guess
+            .get_or_init(|| {
+                (self.letters >= MIN_CHARS)
+                    .then(|| DETECTOR.detect(&self.sample))
+                    .flatten()
+            })
+            .as_ref()
+    }
+
+    /// The language without a board prior, as an ISO 639-1 code: English when the text
+    /// reads as English by its function words, else whatlang's guess; `None` when the text
+    /// is too short or the guess is unusable (unreliable, below 0.5 confidence, and in a
     /// script that several languages share).
     pub fn language(&self) -> Option<&'static str> {
-        let info = self.guess.as_ref()?;
+        if self.english_by_words {
+            return code(Lang::Eng);
+        }
+        self.trigram_language()
+    }
+
+    /// What [`Detection::language`] says without the function-word rule: whatlang's
+    /// guess alone (`examples/language_routing.rs` compares the two).
+    pub fn trigram_language(&self) -> Option<&'static str> {
+        let info = self.guess()?;
         // Scripts with one language are safe even when whatlang calls the guess unreliable.
         let single_script = matches!(
             info.script(),
@@ -140,7 +168,7 @@ impl Detection {
     /// Whether the text clearly is in a language other than `prior` (the rule of the
     /// module documentation); that language when it is.
     fn clearly_other_than(&self, prior: Lang) -> Option<Lang> {
-        let info = self.guess.as_ref()?;
+        let info = self.guess()?;
         let other = info.lang();
         if other == prior || !info.is_reliable() {
             return None;
@@ -189,6 +217,61 @@ pub fn code(lang: Lang) -> Option<&'static str> {
 /// Whether `lang` is written in `script` (Japanese also in Chinese characters).
 fn writes_in(lang: Lang, script: whatlang::Script) -> bool {
     script.langs().contains(&lang) || (lang == Lang::Jpn && script == whatlang::Script::Mandarin)
+}
+
+/// English words that are frequent in any English text and are not words of the other
+/// Latin-script [`LANGUAGES`] (so no "is", "in", "to", "of", "was", "will", "die", "at",
+/// "by", "my", "me", "so", "also", "her", ...).
+const ENGLISH_FUNCTION_WORDS: &[&str] = &[
+    "about", "all", "and", "any", "are", "because", "been", "but", "can", "could", "did", "does",
+    "for", "from", "had", "have", "here", "his", "how", "into", "its", "just", "like", "more",
+    "much", "not", "now", "only", "our", "out", "people", "she", "should", "some", "than", "that",
+    "the", "their", "them", "then", "there", "these", "they", "think", "this", "those", "very",
+    "what", "when", "where", "which", "who", "why", "with", "would", "you", "your",
+];
+/// Function words a sample needs, at least, to read as English.
+const ENGLISH_MIN_HITS: usize = 4;
+/// ... and the share of its words they must make up, at least (one in this many).
+const ENGLISH_WORDS_PER_HIT: usize = 6;
+/// Letters outside ASCII a sample may have per this many letters and still read as
+/// English (names, a quoted word, a currency sign are fine; a text in another Latin-script
+/// language has its accents).
+const ENGLISH_LETTERS_PER_ACCENT: usize = 50;
+
+static ENGLISH_WORDS: LazyLock<std::collections::HashSet<&'static str>> =
+    LazyLock::new(|| ENGLISH_FUNCTION_WORDS.iter().copied().collect());
+
+/// Whether `sample` (with `letters` alphabetic characters) is plainly English prose:
+/// at least [`ENGLISH_MIN_HITS`] of its words, and one in [`ENGLISH_WORDS_PER_HIT`], are
+/// [`ENGLISH_FUNCTION_WORDS`], and almost all of its letters are ASCII. Such texts are
+/// English to whatlang too, or better judged by the rule: of the 1.2M posts without a
+/// board language detected as English in the 1.4M-post corpus, whatlang alone names
+/// another language for 783 (short English questions it reads as French, Dutch or German)
+/// and finds no usable guess for 16,454 (English texts that used to go to `und`). Saying
+/// so costs about a microsecond where whatlang's trigram scoring (300 trigrams looked up
+/// per candidate language) costs about 20 µs, and most of the forum writes in English, in
+/// boards without a language: the import's CPU went down by 8%.
+fn reads_as_english(sample: &str, letters: usize) -> bool {
+    let accented = sample
+        .chars()
+        .filter(|c| c.is_alphabetic() && !c.is_ascii())
+        .count();
+    if accented * ENGLISH_LETTERS_PER_ACCENT > letters {
+        return false;
+    }
+    let mut words = 0;
+    let mut hits = 0;
+    let mut lower = String::new();
+    for word in sample.split(|c: char| !c.is_ascii_alphabetic()) {
+        if word.is_empty() {
+            continue;
+        }
+        words += 1;
+        lower.clear();
+        lower.extend(word.chars().map(|c| c.to_ascii_lowercase()));
+        hits += usize::from(ENGLISH_WORDS.contains(lower.as_str()));
+    }
+    hits >= ENGLISH_MIN_HITS && hits * ENGLISH_WORDS_PER_HIT >= words
 }
 
 /// `sample` cut at word ends into stretches of about [`STRETCH_CHARS`] characters, each
@@ -344,6 +427,48 @@ mod tests {
         assert_eq!(detect("ok"), None);
         let linked = "https://i.imgur.com/7hFIv7x.jpg https://i.imgur.com/BknOwwR.jpg https://i.imgur.com/9GiDftZ.jpg https://i.imgur.com/BaGwSN3.jpg https://i.imgur.com/WQaSivs.jpg As a globally integrated trading platform, the exchange provides reliable services such as spot trading.";
         assert_eq!(detect(linked), Some("en"), "links are left out");
+    }
+
+    #[test]
+    fn plain_english_is_read_by_its_function_words() {
+        // Short English questions whatlang alone reads as French, Dutch or no usable guess.
+        for text in [
+            "What about your biggest advantages you have unlike your competitors do?",
+            "But I wonder how can I earn money using your platform?",
+            "Do you have any more figures, dev?",
+        ] {
+            let detection = Detection::of(text);
+            assert!(detection.english_by_words, "{text}");
+            assert_eq!(detection.language(), Some("en"), "{text}");
+        }
+        assert_ne!(
+            Detection::of("Thank you. Sent some more coin your way.").trigram_language(),
+            Some("en"),
+            "whatlang alone misses it"
+        );
+        for text in [
+            // Other Latin-script languages, with words English shares with them.
+            "Ich denke, dieses Projekt hat ein starkes Team und eine realistische Roadmap, also was will man mehr?",
+            "Creo que este proyecto tiene un equipo fuerte y una hoja de ruta realista, me gusta.",
+            "Het project is goed en ik denk dat het team veel werk heeft gedaan, of niet?",
+            "To jest dobry projekt i my wszyscy czekamy na aplikację, by zacząć.",
+            // Too few function words to say.
+            "Airdrop KYC token bounty ETH wallet address",
+            // English with too many accented letters: a mixed text, left to whatlang.
+            "Привет всем! Это наш новый проект, и у нас есть about the token",
+        ] {
+            assert!(!Detection::of(text).english_by_words, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_board_prior_still_asks_whatlang_of_english_by_words() {
+        // English by its words, but short and in a Latin-script board: the board's language.
+        let text = "Thank you. Sent some more coin your way.";
+        assert!(Detection::of(text).english_by_words);
+        assert_eq!(routed(Some(Lang::Deu), text), Some("de"));
+        // In another script's board, reliable English is kept.
+        assert_eq!(routed(Some(Lang::Rus), ENGLISH_SHORT), Some("en"));
     }
 
     /// Texts from the real sample's local boards (quoted as the importer sees them).
