@@ -20,26 +20,23 @@ pub fn count(
     filter: Filter<'_>,
 ) -> Result<u64, SearchError> {
     let mut total = 0;
-    for segment in searcher.segment_readers() {
-        total += count_segment(segment, fields, plan, filter)?;
+    for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+        total += count_segment(segment, ord, fields, plan, filter)?;
     }
     Ok(total)
 }
 
 fn count_segment(
     segment: &SegmentReader,
+    ord: usize,
     fields: &Fields,
     plan: &Plan,
     filter: Filter<'_>,
 ) -> Result<u64, SearchError> {
     let mut matches = BitSet::with_max_value(segment.max_doc());
     for field in [fields.content, fields.title_text] {
-        let index = segment.inverted_index(field)?;
         for term in plan.terms() {
-            if let Some(mut block) = index.read_block_postings(
-                &Term::from_field_text(field, term),
-                IndexRecordOption::Basic,
-            )? {
+            if let Some(mut block) = plan.terms.block_postings(segment, ord, field, term)? {
                 while !block.docs().is_empty() {
                     for &doc in block.docs() {
                         matches.insert(doc);

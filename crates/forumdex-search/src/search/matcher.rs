@@ -125,7 +125,7 @@ fn walk_index(
         let Some(mut admit) = Admission::of(segment, fields, filter)? else {
             continue;
         };
-        let mut cursors = cursors(segment, fields, plan, kept.rare_weight)?;
+        let mut cursors = cursors(segment, ord, fields, plan, kept.rare_weight)?;
         if cursors.is_empty() {
             continue;
         }
@@ -281,6 +281,15 @@ struct WordWeights {
 impl WordWeights {
     fn of(searcher: &Searcher, fields: &Fields, plan: &Plan) -> Result<Self, SearchError> {
         let docs = searcher.num_docs() as f64;
+        // BM25's statistics as tantivy's `Bm25Weight::for_terms` takes them from a
+        // searcher (documents counted with the deleted ones), the document frequencies
+        // from the plan's table.
+        let (mut tokens, mut max_docs) = (0, 0);
+        for segment in searcher.segment_readers() {
+            tokens += segment.inverted_index(fields.content)?.total_num_tokens();
+            max_docs += u64::from(segment.max_doc());
+        }
+        let average_length = tokens as f32 / max_docs as f32;
         let mut text = Vec::with_capacity(plan.words.len());
         let mut title = Vec::with_capacity(plan.words.len());
         for word in &plan.words {
@@ -293,8 +302,11 @@ impl WordWeights {
             };
             let mut weights = Vec::with_capacity(terms.len());
             for term in terms {
-                let term = Term::from_field_text(fields.content, term);
-                weights.push(Bm25Weight::for_terms(searcher, &[term])?.boost_by(share));
+                let doc_freq = plan.terms.doc_freq(fields.content, term);
+                weights.push(
+                    Bm25Weight::for_one_term_without_explain(doc_freq, max_docs, average_length)
+                        .boost_by(share),
+                );
             }
             text.push(weights);
             // Only opening posts have a searchable title, so BM25's length normalisation (an
@@ -302,8 +314,7 @@ impl WordWeights {
             // constant times the term's title IDF instead.
             let title_score = match &word.term {
                 Some(term) => {
-                    let df =
-                        searcher.doc_freq(&Term::from_field_text(fields.title_text, term))? as f64;
+                    let df = plan.terms.doc_freq(fields.title_text, term) as f64;
                     if df > 0.0 {
                         (TITLE_WEIGHT * (1.0 + (docs - df + 0.5) / (df + 0.5)).ln()) as f32
                     } else {
@@ -382,12 +393,11 @@ impl WordCursor {
 /// The cursors of the words of `plan` that the segment holds.
 fn cursors(
     segment: &SegmentReader,
+    ord: usize,
     fields: &Fields,
     plan: &Plan,
     rare_weight: u32,
 ) -> Result<Vec<WordCursor>, SearchError> {
-    let text_index = segment.inverted_index(fields.content)?;
-    let title_index = segment.inverted_index(fields.title_text)?;
     let spell_index = segment.inverted_index(fields.spell)?;
     let mut cursors = Vec::new();
     for (at, word) in plan.words.iter().enumerate() {
@@ -408,11 +418,15 @@ fn cursors(
             weight: if word.common { 1 } else { rare_weight },
         };
         for term in terms {
-            let text =
-                text_index.read_postings(&Term::from_field_text(fields.content, term), record)?;
+            let text = plan
+                .terms
+                .postings(segment, ord, fields.content, term, record)?;
             cursor.text.push(text);
-            if let Some(title) = title_index.read_postings(
-                &Term::from_field_text(fields.title_text, term),
+            if let Some(title) = plan.terms.postings(
+                segment,
+                ord,
+                fields.title_text,
+                term,
                 IndexRecordOption::Basic,
             )? {
                 cursor.titles.push(title);

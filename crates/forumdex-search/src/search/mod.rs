@@ -40,6 +40,7 @@ mod highlight;
 mod intent;
 mod matcher;
 mod rerank;
+mod terms;
 mod tiers;
 pub mod words;
 

@@ -16,9 +16,8 @@
 //! module decides, per index, which terms stand for each query word ([`plan`]);
 //! [`super::matcher`] walks their postings.
 
-use tantivy::Term;
-
 use super::Target;
+use super::terms::TermTable;
 use super::words::QueryWord;
 use crate::analysis::{self, TEXT_ANALYZER};
 use crate::index::Fields;
@@ -110,6 +109,9 @@ pub struct Plan {
     pub pairs: Vec<(usize, usize)>,
     /// The tiers that order anything.
     pub signals: Signals,
+    /// Its terms (and their neighbours') in the text and the titles, looked up in every
+    /// segment of the searcher it was made for.
+    pub terms: TermTable,
 }
 
 impl Plan {
@@ -170,12 +172,12 @@ impl Plan {
 pub(super) fn plan(target: &Target, fields: &Fields, words: &[QueryWord]) -> Option<Plan> {
     let mut analyzer = target.index.index.tokenizers().get(TEXT_ANALYZER)?;
     let searcher = &target.searcher;
-    let held = |term: &str| -> bool {
-        [fields.content, fields.title_text].iter().any(|&field| {
-            searcher
-                .doc_freq(&Term::from_field_text(field, term))
-                .is_ok_and(|df| df > 0)
-        })
+    let mut table = TermTable::default();
+    // Looks the term up in the text and the titles (once: every later step asks the table).
+    let held = |table: &mut TermTable, term: &str| -> bool {
+        let text = table.look_up(searcher, fields.content, term).unwrap_or(0);
+        let titles = table.look_up(searcher, fields.title_text, term).unwrap_or(0);
+        text + titles > 0
     };
     let mut stem = |word: &str| -> Option<String> {
         analysis::terms(&mut analyzer, word)
@@ -193,15 +195,13 @@ pub(super) fn plan(target: &Target, fields: &Fields, words: &[QueryWord]) -> Opt
         for neighbour in &word.neighbours {
             if let Some(t) = stem(&neighbour.word)
                 && !neighbour_terms.contains(&t)
-                && held(&t)
+                && held(&mut table, &t)
             {
                 neighbour_terms.push(t);
             }
         }
-        let text_doc_freq = searcher
-            .doc_freq(&Term::from_field_text(fields.content, &term))
-            .unwrap_or(0);
-        let is_held = held(&term);
+        let is_held = held(&mut table, &term);
+        let text_doc_freq = table.doc_freq(fields.content, &term);
         planned.push(PlannedWord {
             typed: (is_held && term != word.plain).then(|| word.plain.clone()),
             common: is_held && word.common,
@@ -224,6 +224,7 @@ pub(super) fn plan(target: &Target, fields: &Fields, words: &[QueryWord]) -> Opt
         words: planned,
         pairs,
         signals,
+        terms: table,
     })
 }
 
@@ -319,6 +320,7 @@ mod tests {
             ],
             pairs: vec![(0, 1)],
             signals: Signals::default(),
+            terms: TermTable::default(),
         };
         assert_eq!(plan.word_counts(), (3, 1));
         let tier = plan.tier((2, 0), 1, 0, 2, 3.5);
