@@ -176,7 +176,9 @@ pub(super) fn plan(target: &Target, fields: &Fields, words: &[QueryWord]) -> Opt
     // Looks the term up in the text and the titles (once: every later step asks the table).
     let held = |table: &mut TermTable, term: &str| -> bool {
         let text = table.look_up(searcher, fields.content, term).unwrap_or(0);
-        let titles = table.look_up(searcher, fields.title_text, term).unwrap_or(0);
+        let titles = table
+            .look_up(searcher, fields.title_text, term)
+            .unwrap_or(0);
         text + titles > 0
     };
     let mut stem = |word: &str| -> Option<String> {
