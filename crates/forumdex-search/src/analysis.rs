@@ -14,6 +14,8 @@ use tantivy::tokenizer::{
     TextAnalyzer, Token, TokenStream, Tokenizer,
 };
 
+use crate::gated_stem::GatedStemmer;
+
 /// The index of posts whose language is unknown (`null` in the corpus). It uses English
 /// analysis: most undetected posts in the forum are short English replies.
 pub const UNDETERMINED: &str = "und";
@@ -76,6 +78,20 @@ pub fn register(index: &Index, key: &str) {
 /// The analyzer of `title` and `content` of index `key`: stop words are dropped and words
 /// stemmed where tantivy has lists and a stemmer for the language.
 pub fn text_analyzer(key: &str) -> TextAnalyzer {
+    analyzer(key, None)
+}
+
+/// [`text_analyzer`] for highlighting `terms` (terms of index `key`): the same terms for
+/// every word that can stem to one of them; in English, other words are left unstemmed
+/// (they cannot match anyway), which spares the stemmer most of a text (see
+/// [`crate::gated_stem`]).
+pub fn highlight_analyzer(key: &str, terms: &[String]) -> TextAnalyzer {
+    analyzer(key, Some(terms))
+}
+
+/// The text analyzer of index `key`, stemming every word, or with `highlighted` only those
+/// that can stem to one of these terms.
+fn analyzer(key: &str, highlighted: Option<&[String]>) -> TextAnalyzer {
     let mut builder = TextAnalyzer::builder(WordTokenizer::default())
         .filter(RemoveLongFilter::limit(40))
         .filter(LowerCaser)
@@ -84,7 +100,12 @@ pub fn text_analyzer(key: &str) -> TextAnalyzer {
         if let Some(stop_words) = StopWordFilter::new(language) {
             builder = builder.filter_dynamic(stop_words);
         }
-        builder = builder.filter_dynamic(Stemmer::new(language));
+        builder = match highlighted {
+            Some(terms) if GatedStemmer::holds_for(language) => {
+                builder.filter_dynamic(GatedStemmer::english(terms))
+            }
+            _ => builder.filter_dynamic(Stemmer::new(language)),
+        };
     }
     builder.filter_dynamic(AsciiFoldingFilter).build()
 }
@@ -260,6 +281,61 @@ mod tests {
             words("zh", "比特币abc"),
             ["比", "比特", "特", "特币", "币", "abc"]
         );
+    }
+
+    /// Texts with stems that change their words' ends (y to i, undoubled consonants,
+    /// umlauts folded after stemming) and English's irregular forms.
+    const HIGHLIGHTED: &[(&str, &str)] = &[
+        (
+            "en",
+            "Happily the universities' difficulty retargeting was generously dying, lying and \
+             tying skies: mining miners mined news, only early, gently, ugly singly idly. \
+             Bitcoin's hashrate hashing cried crying studies studying",
+        ),
+        (
+            "de",
+            "Die Größe der Entwicklungen wurde schneller entwickelt, Häuser und Bäume wachsen",
+        ),
+        // Prefixes stripped: every word is stemmed.
+        ("nl", "De bakken werden gebakken en de katten liepen snel"),
+        (
+            "ru",
+            "Разработчики разрабатывают разработку биткоинов быстро",
+        ),
+        ("tr", "Kitabı okudum, kitaplar güzeldi ve çocuklar koştular"),
+    ];
+
+    #[test]
+    fn highlighting_marks_the_same_words_as_full_stemming() {
+        for (key, text) in HIGHLIGHTED {
+            let full = terms(&mut text_analyzer(key), text);
+            // Every stem of the text a term: each word must come out as full stemming has it.
+            let every: Vec<String> = full.iter().map(|(t, _)| t.clone()).collect();
+            assert_eq!(
+                terms(&mut highlight_analyzer(key, &every), text),
+                full,
+                "{key}"
+            );
+            // One term at a time: the same words match it, the others do not.
+            for term in &every {
+                let gated = terms(
+                    &mut highlight_analyzer(key, std::slice::from_ref(term)),
+                    text,
+                );
+                assert_eq!(gated.len(), full.len(), "{key} {term}");
+                for ((got, at), (want, want_at)) in gated.iter().zip(&full) {
+                    assert_eq!(at, want_at);
+                    assert_eq!(got == term, want == term, "{key} {term}: {got} for {want}");
+                }
+            }
+        }
+        // Unstemmed where nothing can match: "happily" stays itself.
+        let gated = terms(
+            &mut highlight_analyzer("en", &["mine".to_owned()]),
+            "happily mining",
+        );
+        assert_eq!(gated[0].0, "happily");
+        assert_eq!(gated[1].0, "mine");
     }
 
     #[test]

@@ -3,16 +3,18 @@
 //! fragment is at most 200 characters, and analysing a long announcement whole cost more
 //! than the rest of its search.
 
-use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
 
 use aho_corasick::AhoCorasick;
+use tantivy::Term;
 use tantivy::query::Query;
+use tantivy::schema::Field;
 use tantivy::snippet::SnippetGenerator;
 
 use super::{Hit, Target};
-use crate::SearchError;
 use crate::index::Fields;
+use crate::{SearchError, analysis};
 
 /// Texts up to this many bytes are highlighted whole (the window of a longer one is as
 /// long).
@@ -56,10 +58,7 @@ pub(super) fn highlight(
             let generator = match generators.entry(key) {
                 Entry::Occupied(entry) => entry.into_mut(),
                 Entry::Vacant(entry) => {
-                    let mut generator =
-                        SnippetGenerator::create(&targets[*at].searcher, &**query, field)?;
-                    generator.set_max_num_chars(max_chars);
-                    entry.insert(generator)
+                    entry.insert(generator(&targets[*at], &**query, field, max_chars)?)
                 }
             };
             let whole = if name == "title" {
@@ -87,6 +86,37 @@ pub(super) fn highlight(
         }
     }
     Ok(())
+}
+
+/// The snippet generator of `query`'s terms of `field` in `target`: as tantivy's
+/// `SnippetGenerator::create` makes it (each term weighs by its rarity), with an analyzer
+/// that stems only the words that can match ([`analysis::highlight_analyzer`]).
+fn generator(
+    target: &Target,
+    query: &dyn Query,
+    field: Field,
+    max_chars: usize,
+) -> Result<SnippetGenerator, SearchError> {
+    let mut terms: Vec<Term> = Vec::new();
+    query.query_terms(&mut |term, _| {
+        if term.field() == field && !terms.contains(term) {
+            terms.push(term.clone());
+        }
+    });
+    let mut weights: BTreeMap<String, f32> = BTreeMap::new();
+    for term in &terms {
+        let value = term.value();
+        let Some(text) = value.as_str() else {
+            continue;
+        };
+        let doc_freq = target.searcher.doc_freq(term)?;
+        if doc_freq > 0 {
+            weights.insert(text.to_owned(), 1.0 / (1.0 + doc_freq as f32));
+        }
+    }
+    let texts: Vec<String> = weights.keys().cloned().collect();
+    let analyzer = analysis::highlight_analyzer(&target.index.key, &texts);
+    Ok(SnippetGenerator::new(weights, analyzer, field, max_chars))
 }
 
 /// What finds a term's words in a text: the stem without its last letter when it has 5+
