@@ -109,7 +109,7 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> anyhow::Result<()> {
                 println!("    curl {auth} '{base}/api/v1/profiles/{author}/posts?limit=5'");
             }
         }
-        println!("    curl {auth} '{base}/api/v1/search?q=wallet+backup&lang=en'");
+        println!("    curl {auth} '{base}/api/v1/search?q=hardware+wallet&lang=en'");
         println!("    curl {auth} '{base}/api/v1/images/search?q=chart&size=5'");
         println!("    curl {base}/healthz");
         println!();
