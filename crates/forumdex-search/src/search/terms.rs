@@ -104,3 +104,74 @@ impl TermTable {
             .flatten()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use tantivy::schema::{IndexRecordOption, Schema, TEXT};
+    use tantivy::{DocSet, Index, IndexWriter, TERMINATED, TantivyDocument};
+
+    use super::*;
+
+    fn docs(mut postings: SegmentPostings) -> Vec<u32> {
+        let mut out = Vec::new();
+        while postings.doc() != TERMINATED {
+            out.push(postings.doc());
+            postings.advance();
+        }
+        out
+    }
+
+    #[test]
+    fn the_table_answers_as_the_term_dictionaries_do() {
+        let mut schema = Schema::builder();
+        let text = schema.add_text_field("text", TEXT);
+        let index = Index::create_in_ram(schema.build());
+        let mut writer: IndexWriter = index.writer_with_num_threads(1, 15_000_000).unwrap();
+        // Three segments: "mine" in all, "rare" in the second only, "absent" nowhere.
+        for segment in ["mine mine", "mine rare", "mine"] {
+            for _ in 0..3 {
+                let mut doc = TantivyDocument::new();
+                doc.add_text(text, segment);
+                writer.add_document(doc).unwrap();
+            }
+            writer.commit().unwrap();
+        }
+        let searcher = index.reader().unwrap().searcher();
+        assert_eq!(searcher.segment_readers().len(), 3);
+        let mut table = TermTable::default();
+        for term in ["mine", "rare", "absent"] {
+            let probe = Term::from_field_text(text, term);
+            let expected = searcher.doc_freq(&probe).unwrap();
+            assert_eq!(table.look_up(&searcher, text, term).unwrap(), expected);
+            assert_eq!(table.doc_freq(text, term), expected);
+            for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+                let index = segment.inverted_index(text).unwrap();
+                let direct = index
+                    .read_postings(&probe, IndexRecordOption::WithFreqs)
+                    .unwrap()
+                    .map(docs);
+                let tabled = table
+                    .postings(segment, ord, text, term, IndexRecordOption::WithFreqs)
+                    .unwrap()
+                    .map(docs);
+                assert_eq!(tabled, direct, "{term} in segment {ord}");
+                let blocks = table.block_postings(segment, ord, text, term).unwrap();
+                assert_eq!(blocks.is_some(), direct.is_some());
+                if let (Some(blocks), Some(direct)) = (blocks, direct) {
+                    assert_eq!(blocks.docs(), direct.as_slice());
+                }
+            }
+        }
+        assert_eq!(table.doc_freq(text, "mine"), 9);
+        assert_eq!(table.doc_freq(text, "rare"), 3);
+        // What was not looked up is absent (the plan looks up every term it matches).
+        assert_eq!(table.doc_freq(text, "other"), 0);
+        let first = &searcher.segment_readers()[0];
+        assert!(
+            table
+                .postings(first, 0, text, "other", IndexRecordOption::Basic)
+                .unwrap()
+                .is_none()
+        );
+    }
+}
