@@ -84,12 +84,9 @@ pub fn best(
     let weights = WordWeights::of(searcher, fields, plan)?;
     let (rare, common) = plan.word_counts();
     let rare_weight = common + 1;
-    // A post holding only the stems of broad words holds no word of the words tier but is
-    // still a match (the count counts it): then the walk starts from weight 0.
-    let least = u32::from(!plan.words.iter().any(|w| w.broad));
-    let bar_weight = depth.bar.map_or(least, |(missing, missing_common)| {
+    let bar_weight = depth.bar.map_or(1, |(missing, missing_common)| {
         if missing > rare {
-            least
+            1
         } else {
             (rare - missing) * rare_weight + common.saturating_sub(missing_common)
         }
@@ -110,7 +107,7 @@ pub fn best(
             return Ok(kept.into_sorted());
         }
     }
-    let mut kept = new_kept(least);
+    let mut kept = new_kept(1);
     walk_index(searcher, fields, plan, filter, &weights, &mut kept)?;
     Ok(kept.into_sorted())
 }
@@ -492,17 +489,8 @@ impl Walk<'_> {
                 cursor.doc == doc
             };
             if here {
-                let word = &self.plan.words[cursor.word];
-                if word.broad
-                    && !cursor
-                        .typed
-                        .as_mut()
-                        .is_some_and(|typed| at_doc(typed, doc))
-                {
-                    // Its stem alone: another word, held for BM25 only.
-                    continue;
-                }
                 weight += cursor.weight;
+                let word = &self.plan.words[cursor.word];
                 if word.common {
                     common += 1;
                 } else {
@@ -854,8 +842,7 @@ mod tests {
             leaders: BinaryHeap::new(),
             depth: usize::MAX,
             shown: usize::MAX,
-            // Every post a word's postings lead to.
-            start: 0,
+            start: 1,
             rare_weight: common + 1,
             counts: (rare, common),
         };

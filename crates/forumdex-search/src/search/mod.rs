@@ -5,8 +5,7 @@
 //!
 //! - **Words and tiers.** The first [`words::MAX_QUERY_WORDS`] distinct words count. A post
 //!   holding more of them ranks above one holding fewer, whatever their BM25, the words that
-//!   are not common ([`words::COMMON_SHARE`]) counting before the common ones (a word rare
-//!   as typed whose stem is common counts only where held as typed); then fewer
+//!   are not common ([`words::COMMON_SHARE`]) counting before the common ones; then fewer
 //!   typo matches, then words as typed rather than by stem, then words standing closer,
 //!   then BM25 times the quality and freshness factors. A title word of an opening post
 //!   counts as a held word and adds `1.5 x IDF` to BM25, never more than a word.
@@ -65,7 +64,7 @@ use tiers::{Plan, Signals};
 use words::QueryWord;
 
 /// Version of the ranking formula, reported with every hit.
-pub const RANKING_MODEL_VERSION: &str = "fdx-rank-4";
+pub const RANKING_MODEL_VERSION: &str = "fdx-rank-3";
 /// Matches per index that are re-ranked.
 pub const RERANK_DEPTH: usize = 300;
 /// Hits returned.

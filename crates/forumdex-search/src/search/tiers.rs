@@ -3,8 +3,7 @@
 //!    of an opening post), a typo neighbour counting for its missing word: first the words
 //!    that are not common ([`super::words::COMMON_SHARE`]), then the common ones, so "how
 //!    does X Y work" puts a post holding X and Y above one holding X, "how", "does" and
-//!    "work"; a *broad* word (rare as typed, common by its stem: "betterment", `better`)
-//!    counts only where the post holds it as typed;
+//!    "work";
 //! 2. **typo**: how many of those are exact rather than a neighbour of a missing word;
 //! 3. **exactness**: how many words the post holds as typed, not only by their stem;
 //! 4. **proximity**: how many pairs of consecutive query words stand close in the text
@@ -19,7 +18,7 @@
 
 use super::Target;
 use super::terms::TermTable;
-use super::words::{COMMON_MIN_POSTS, COMMON_SHARE, QueryWord};
+use super::words::QueryWord;
 use crate::analysis::{self, TEXT_ANALYZER};
 use crate::index::Fields;
 
@@ -88,10 +87,6 @@ pub struct PlannedWord {
     pub typed: Option<String>,
     /// Whether the word is common (never for a word matched by its neighbours).
     pub common: bool,
-    /// Whether the word is rare as typed but its stem is common in the index's text
-    /// ("betterment", stemmed `better`): a post holding the stem alone holds another word,
-    /// so only the word as typed counts in the words tier.
-    pub broad: bool,
     /// The terms of its neighbours that the index holds, when the word itself is missing.
     pub neighbour_terms: Vec<String>,
     /// Posts of the index whose text holds the term.
@@ -192,7 +187,6 @@ pub(super) fn plan(target: &Target, fields: &Fields, words: &[QueryWord]) -> Opt
             .next()
             .map(|(t, _)| t)
     };
-    let common_above = ((searcher.num_docs() as f64 * COMMON_SHARE) as u64).max(COMMON_MIN_POSTS);
     let mut planned: Vec<PlannedWord> = Vec::new();
     for word in words {
         let Some(term) = stem(&word.plain) else {
@@ -210,10 +204,8 @@ pub(super) fn plan(target: &Target, fields: &Fields, words: &[QueryWord]) -> Opt
         }
         let is_held = held(&mut table, &term);
         let text_doc_freq = table.doc_freq(fields.content, &term);
-        let typed = (is_held && term != word.plain).then(|| word.plain.clone());
         planned.push(PlannedWord {
-            broad: typed.is_some() && !word.common && text_doc_freq > common_above,
-            typed,
+            typed: (is_held && term != word.plain).then(|| word.plain.clone()),
             common: is_held && word.common,
             term: is_held.then_some(term),
             neighbour_terms,
@@ -296,7 +288,6 @@ mod tests {
             term: term.map(str::to_owned),
             typed: None,
             common: false,
-            broad: false,
             neighbour_terms: Vec::new(),
             text_doc_freq: df,
         }

@@ -187,29 +187,3 @@ fn a_long_post_is_highlighted_where_its_word_stands_after_look_alikes() {
     let content = &hit.highlight["content"][0];
     assert!(content.contains("<mark>segwit</mark>"), "{content}");
 }
-
-#[test]
-fn a_rare_word_with_a_common_stem_counts_only_as_typed() {
-    let world = World::new();
-    // "better" and "time" are common here (more than 100 posts, over 1%), "betterment" and
-    // "timing" rare as typed: their stems would let every post saying "better time" hold
-    // them.
-    let mut lines = filler(
-        100,
-        50,
-        150,
-        "what do you think about the better time to buy",
-    );
-    lines.push(post(
-        1,
-        1,
-        "The timing of the betterment proposal surprised everyone.",
-        json!({}),
-    ));
-    world.import_and_sync(&lines);
-    let results = search(&world, "what do you think about timing and betterment?");
-    assert_eq!(ids(&results)[0], 1, "{:?}", ids(&results));
-    // The posts holding the stems alone still match, below; the count is unchanged.
-    assert_eq!(results.total, 151);
-    assert!(ids(&results).len() > 1);
-}

@@ -137,7 +137,7 @@ pub fn search_hit() -> SearchHit {
             freshness: true,
             answer: true,
         },
-        ranking_model_version: "fdx-rank-4".to_owned(),
+        ranking_model_version: "fdx-rank-3".to_owned(),
         search_index: "en".to_owned(),
     }
 }
