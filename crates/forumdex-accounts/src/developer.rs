@@ -290,6 +290,74 @@ pub enum PaymentOutcome {
     NotYet(String),
 }
 
+impl PaymentOutcome {
+    /// The top-up it is about (none for duplicates, ignored, rejected and early events).
+    pub fn topup_id(&self) -> Option<i64> {
+        match self {
+            Self::Credited { topup_id, .. }
+            | Self::Updated { topup_id, .. }
+            | Self::Refunded { topup_id, .. } => Some(*topup_id),
+            _ => None,
+        }
+    }
+
+    /// The top-up this outcome of `event` is about and the activity line (kind, detail) its
+    /// owner sees; none for duplicates and ignored events.
+    pub fn activity(&self, event: &PaymentEvent) -> Option<(i64, &'static str, String)> {
+        match self {
+            Self::Credited {
+                topup_id, credits, ..
+            } => Some((
+                *topup_id,
+                "topup_paid",
+                format!("top-up {topup_id}: {credits} credits added"),
+            )),
+            Self::Updated { topup_id, status } => Some((
+                *topup_id,
+                "topup_updated",
+                format!("top-up {topup_id}: {}", status.as_str()),
+            )),
+            Self::Refunded { topup_id, credits } => Some((
+                *topup_id,
+                "topup_refunded",
+                format!("top-up {topup_id}: {credits} credits taken back"),
+            )),
+            Self::Rejected(why) => {
+                let topup_id = match &event.kind {
+                    PaymentEventKind::CheckoutCompleted(facts)
+                    | PaymentEventKind::PaymentSucceeded(facts)
+                    | PaymentEventKind::PaymentFailed(facts)
+                    | PaymentEventKind::CheckoutExpired(facts) => facts.topup_id?,
+                    PaymentEventKind::Refunded { .. } => return None,
+                };
+                Some((
+                    topup_id,
+                    "topup_rejected",
+                    format!(
+                        "a payment event was refused, nothing credited ({why}); contact support"
+                    ),
+                ))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The outcome as recorded beside its event (`credited 500`, `ignored: ...`).
+impl fmt::Display for PaymentOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Duplicate => f.write_str("duplicate"),
+            Self::Credited { credits, .. } => write!(f, "credited {credits}"),
+            Self::Updated { status, .. } => f.write_str(status.as_str()),
+            Self::Refunded { credits, .. } => write!(f, "refunded {credits}"),
+            Self::Ignored(why) => write!(f, "ignored: {why}"),
+            Self::Rejected(why) => write!(f, "rejected: {why}"),
+            Self::NotYet(why) => write!(f, "not yet: {why}"),
+        }
+    }
+}
+
 /// Errors of the dashboard's storage beyond [`AccountError`].
 #[derive(Debug, thiserror::Error)]
 pub enum DeveloperError {

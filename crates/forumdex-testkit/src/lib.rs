@@ -20,12 +20,15 @@
 //!   ([`corpus_store_conformance!`]).
 //! - [`rate`]: `RateLimiter` ([`rate_limiter_conformance!`]).
 //! - [`images`]: `ImageObjects` ([`image_objects_conformance!`]).
+//!
+//! [`postgres`] starts the real PostgreSQL servers the PostgreSQL backends' tests run on.
 
 pub mod accounts;
 pub mod corpus;
 pub mod developer;
 pub mod faults;
 pub mod images;
+pub mod postgres;
 pub mod rate;
 
 use std::cell::RefCell;

@@ -439,69 +439,6 @@ fn apply_refund(
     })
 }
 
-fn outcome_text(outcome: &PaymentOutcome) -> String {
-    match outcome {
-        PaymentOutcome::Duplicate => "duplicate".to_owned(),
-        PaymentOutcome::Credited { credits, .. } => format!("credited {credits}"),
-        PaymentOutcome::Updated { status, .. } => status.as_str().to_owned(),
-        PaymentOutcome::Refunded { credits, .. } => format!("refunded {credits}"),
-        PaymentOutcome::Ignored(why) => format!("ignored: {why}"),
-        PaymentOutcome::Rejected(why) => format!("rejected: {why}"),
-        PaymentOutcome::NotYet(why) => format!("not yet: {why}"),
-    }
-}
-
-/// The top-up an outcome is about and the activity line its owner sees (none for
-/// duplicates and ignored events).
-fn outcome_activity(
-    event: &PaymentEvent,
-    outcome: &PaymentOutcome,
-) -> Option<(i64, &'static str, String)> {
-    match outcome {
-        PaymentOutcome::Credited {
-            topup_id, credits, ..
-        } => Some((
-            *topup_id,
-            "topup_paid",
-            format!("top-up {topup_id}: {credits} credits added"),
-        )),
-        PaymentOutcome::Updated { topup_id, status } => Some((
-            *topup_id,
-            "topup_updated",
-            format!("top-up {topup_id}: {}", status.as_str()),
-        )),
-        PaymentOutcome::Refunded { topup_id, credits } => Some((
-            *topup_id,
-            "topup_refunded",
-            format!("top-up {topup_id}: {credits} credits taken back"),
-        )),
-        PaymentOutcome::Rejected(why) => {
-            let topup_id = match &event.kind {
-                PaymentEventKind::CheckoutCompleted(facts)
-                | PaymentEventKind::PaymentSucceeded(facts)
-                | PaymentEventKind::PaymentFailed(facts)
-                | PaymentEventKind::CheckoutExpired(facts) => facts.topup_id?,
-                PaymentEventKind::Refunded { .. } => return None,
-            };
-            Some((
-                topup_id,
-                "topup_rejected",
-                format!("a payment event was refused, nothing credited ({why}); contact support"),
-            ))
-        }
-        _ => None,
-    }
-}
-
-fn outcome_topup(outcome: &PaymentOutcome) -> Option<i64> {
-    match outcome {
-        PaymentOutcome::Credited { topup_id, .. }
-        | PaymentOutcome::Updated { topup_id, .. }
-        | PaymentOutcome::Refunded { topup_id, .. } => Some(*topup_id),
-        _ => None,
-    }
-}
-
 impl DeveloperStore for SqliteAccountStore {
     fn register(
         &self,
@@ -1016,7 +953,7 @@ impl DeveloperStore for SqliteAccountStore {
             if let PaymentOutcome::NotYet(_) = outcome {
                 return Ok(outcome);
             }
-            if let Some((topup_id, kind, detail)) = outcome_activity(event, &outcome) {
+            if let Some((topup_id, kind, detail)) = outcome.activity(event) {
                 let owner: Option<i64> = tx
                     .query_row(
                         "SELECT account_id FROM topups WHERE id = ?1",
@@ -1039,8 +976,8 @@ impl DeveloperStore for SqliteAccountStore {
                  VALUES (?1, ?2, ?3, ?4)",
                 params![
                     event.event_id,
-                    outcome_topup(&outcome),
-                    outcome_text(&outcome),
+                    outcome.topup_id(),
+                    outcome.to_string(),
                     millis(now)
                 ],
             )

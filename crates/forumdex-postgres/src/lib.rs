@@ -1,0 +1,21 @@
+//! forumdex's PostgreSQL backends, for a deployment of several nodes (setting
+//! `storage = "postgres"`, with `database_url`).
+//!
+//! - [`PgPool`]: one process's connections to the database, and its transactions (run
+//!   again when they lose a race with another node's).
+//! - [`schema`]: the versioned schema; [`schema::migrate`] is `forumdex db migrate`, and
+//!   every store refuses a database whose schema is not this binary's.
+//! - [`PgAccountStore`]: accounts, keys, allowlists, the ledger and what the developer
+//!   dashboard keeps, behind the same seams (`AccountStore`, `DeveloperStore`) as the
+//!   embedded SQLite store, and passing the same conformance suites.
+//!
+//! The stores are blocking, like every store seam: the server calls them on tokio's
+//! blocking pool (the synchronous client runs its own small runtime per connection, which
+//! is allowed there and nowhere async).
+
+mod accounts;
+mod pool;
+pub mod schema;
+
+pub use accounts::PgAccountStore;
+pub use pool::{PgError, PgPool};
