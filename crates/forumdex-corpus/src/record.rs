@@ -100,6 +100,16 @@ pub struct MeritSender {
     pub amount: i64,
 }
 
+/// Merit senders as every corpus store keeps them: a JSON array of `[profile_id, amount]`
+/// pairs, in the record's order.
+pub fn merit_senders_json(senders: &[MeritSender]) -> String {
+    let pairs: Vec<[i64; 2]> = senders
+        .iter()
+        .map(|s| [s.profile_id.get(), s.amount])
+        .collect();
+    serde_json::to_string(&pairs).expect("integers always serialize")
+}
+
 /// A `post` record.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PostRecord {

@@ -26,7 +26,7 @@ use forumdex_accounts::{
 use postgres::GenericClient;
 use postgres::Row;
 
-use crate::pool::{Failure, Isolation, PgError, PgPool};
+use crate::pool::{Failure, FromDb, Isolation, PgError, PgPool};
 use crate::schema;
 
 /// A step's result inside a transaction of this store.
@@ -55,7 +55,7 @@ impl PgAccountStore {
     }
 
     /// Runs `work` in a serializable transaction (run again when it lost a race).
-    fn write<T, E: From<AccountError>>(
+    fn write<T, E: FromDb>(
         &self,
         work: impl FnMut(&mut postgres::Transaction<'_>) -> Result<T, Failure<E>>,
     ) -> Result<T, E> {
@@ -63,7 +63,7 @@ impl PgAccountStore {
     }
 
     /// Runs `work` on one consistent snapshot, read only.
-    fn read<T, E: From<AccountError>>(
+    fn read<T, E: FromDb>(
         &self,
         work: impl FnMut(&mut postgres::Transaction<'_>) -> Result<T, Failure<E>>,
     ) -> Result<T, E> {

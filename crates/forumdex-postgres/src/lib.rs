@@ -5,6 +5,10 @@
 //!   again when they lose a race with another node's).
 //! - [`schema`]: the versioned schema; [`schema::migrate`] is `forumdex db migrate`, and
 //!   every store refuses a database whose schema is not this binary's.
+//! - [`PgCorpusStore`]: the corpus with its MVCC snapshots, behind the same seams
+//!   (`CorpusRead`, `CorpusWrite`, `CorpusMaintenance`) as the embedded SQLite store and
+//!   passing the same conformance suite; imports from any node take their sequence numbers
+//!   one at a time, in commit order.
 //! - [`PgAccountStore`]: accounts, keys, allowlists, the ledger and what the developer
 //!   dashboard keeps, behind the same seams (`AccountStore`, `DeveloperStore`) as the
 //!   embedded SQLite store, and passing the same conformance suites.
@@ -14,8 +18,10 @@
 //! is allowed there and nowhere async).
 
 mod accounts;
+mod corpus;
 mod pool;
 pub mod schema;
 
 pub use accounts::PgAccountStore;
+pub use corpus::PgCorpusStore;
 pub use pool::{PgError, PgPool};

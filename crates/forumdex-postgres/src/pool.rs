@@ -15,6 +15,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use forumdex_accounts::{AccountError, DeveloperError};
+use forumdex_corpus::{StoreError, TakedownError};
 use postgres::error::SqlState;
 use postgres::{Client, Config, IsolationLevel, NoTls, Transaction};
 use rand::Rng;
@@ -119,11 +120,62 @@ impl From<Failure<AccountError>> for Failure<DeveloperError> {
     }
 }
 
-impl<E: From<AccountError>> Failure<E> {
+/// A store's error made from a database failure: what each store answers when PostgreSQL
+/// failed (a 503 for the API), never repeating the database URL.
+pub(crate) trait FromDb {
+    /// The error for `err`.
+    fn from_db(err: postgres::Error) -> Self;
+}
+
+impl FromDb for AccountError {
+    fn from_db(err: postgres::Error) -> Self {
+        AccountError::storage(err)
+    }
+}
+
+impl FromDb for DeveloperError {
+    fn from_db(err: postgres::Error) -> Self {
+        AccountError::storage(err).into()
+    }
+}
+
+impl FromDb for StoreError {
+    /// Busy for what a retry later may get through (a lock or statement timeout, a race
+    /// lost more often than [`MAX_ATTEMPTS`] allows), unavailable for the rest.
+    fn from_db(err: postgres::Error) -> Self {
+        let busy = err.code().is_some_and(|code| {
+            *code == SqlState::LOCK_NOT_AVAILABLE
+                || *code == SqlState::QUERY_CANCELED
+                || *code == SqlState::T_R_SERIALIZATION_FAILURE
+                || *code == SqlState::T_R_DEADLOCK_DETECTED
+        });
+        if busy {
+            StoreError::Busy(describe(&err))
+        } else {
+            StoreError::Unavailable(describe(&err))
+        }
+    }
+}
+
+/// What failed, with its cause (the server's message, or the I/O error): never the URL.
+fn describe(err: &postgres::Error) -> String {
+    match std::error::Error::source(err) {
+        Some(cause) => format!("{err}: {cause}"),
+        None => err.to_string(),
+    }
+}
+
+impl FromDb for TakedownError {
+    fn from_db(err: postgres::Error) -> Self {
+        TakedownError::Store(StoreError::from_db(err))
+    }
+}
+
+impl<E: FromDb> Failure<E> {
     /// The store's error: a database failure is a storage failure (503).
     pub(crate) fn into_store_error(self) -> E {
         match self {
-            Self::Db(err) => AccountError::storage(err).into(),
+            Self::Db(err) => E::from_db(err),
             Self::Refused(err) => err,
         }
     }
@@ -206,7 +258,7 @@ impl PgPool {
     /// Runs `work` in a transaction of `isolation`, committed when it succeeds; runs it
     /// again (up to [`MAX_ATTEMPTS`] times, after a short random pause) when it lost a race
     /// with a concurrent transaction, so callers see the outcome of some serial order.
-    pub(crate) fn transaction<T, E: From<AccountError>>(
+    pub(crate) fn transaction<T, E: FromDb>(
         &self,
         isolation: Isolation,
         mut work: impl FnMut(&mut Transaction<'_>) -> Result<T, Failure<E>>,

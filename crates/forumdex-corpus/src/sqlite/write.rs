@@ -4,7 +4,7 @@
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use crate::model::{BatchOutcome, ImageObject, UNDATED};
-use crate::record::{Observation, Record};
+use crate::record::{Observation, Record, merit_senders_json};
 use crate::time::Millis;
 
 use super::{takedowns, topic_stats};
@@ -217,13 +217,7 @@ fn insert_version(
                 r.page_count
             ])?,
         Record::Post(r) => {
-            let senders = r.merit_senders.as_ref().map(|senders| {
-                let pairs: Vec<[i64; 2]> = senders
-                    .iter()
-                    .map(|s| [s.profile_id.get(), s.amount])
-                    .collect();
-                serde_json::to_string(&pairs).expect("integers always serialize")
-            });
+            let senders = r.merit_senders.as_deref().map(merit_senders_json);
             let posted_at = r.posted_at.map(|at| at.0);
             tx.prepare_cached(
                 "INSERT INTO post_versions (valid_from, observed_at, sha256, indexed_at,

@@ -4,4 +4,5 @@
 //! nodes at once, the schema's version, losing the server and getting it back).
 
 mod accounts;
+mod corpus;
 mod schema;

@@ -1,0 +1,600 @@
+//! Reads at a sequence number. Every query filters versions with [`visible`], whose
+//! sequence is always parameter `$1`, so a read at sequence S sees exactly the canonical
+//! documents current at S.
+
+use std::collections::{BTreeSet, HashMap};
+
+use forumdex_corpus::derive;
+use forumdex_corpus::record::MeritCounts;
+use forumdex_corpus::{
+    BoardRef, CachedImage, ChangePosition, CorpusCounts, ImageObject, ListPage, ListRequest, Merit,
+    Millis, Order, PendingImage, Position, PostChange, PostDoc, ProfileActivity, ProfileDoc,
+    RECENT_POSTS, Scope, TakedownTarget, UNDATED,
+};
+use postgres::types::ToSql;
+use postgres::{Row, Transaction};
+
+use super::takedowns::{served, taken_down};
+use super::{Step, corrupt, to_i64};
+
+/// A bound parameter.
+pub(super) type Param<'a> = &'a (dyn ToSql + Sync);
+
+/// The visibility predicate of table alias `t` at the sequence `$1`.
+pub(super) fn visible(t: &str) -> String {
+    format!("({t}.valid_from <= $1 AND ({t}.valid_to IS NULL OR {t}.valid_to > $1))")
+}
+
+/// Whether the post version of alias `p` is live at `$1`: visible and not a deletion.
+/// What is served is the live posts not under a takedown ([`super::takedowns::served`]).
+pub(super) fn live(p: &str) -> String {
+    format!("({} AND NOT {p}.deleted)", visible(p))
+}
+
+/// The `is_op` of the post version of alias `p` at `$1`: its record's, else whether it has
+/// the smallest post ID of its topic, whatever is served (corpus-format.md; so a deletion
+/// or a takedown never makes another post the opening one).
+pub(super) fn derived_is_op(p: &str) -> String {
+    format!(
+        "COALESCE({p}.is_op, {p}.post_id = (SELECT q.post_id FROM post_versions q
+                                          WHERE q.topic_id = {p}.topic_id AND {vq}
+                                          ORDER BY q.post_id LIMIT 1))",
+        vq = visible("q"),
+    )
+}
+
+pub(super) fn latest_seq(tx: &mut Transaction<'_>) -> Step<i64> {
+    Ok(tx
+        .query_one("SELECT COALESCE(MAX(seq), 0) FROM sequences", &[])?
+        .get(0))
+}
+
+pub(super) fn sequence_created_at(tx: &mut Transaction<'_>, seq: i64) -> Step<Option<Millis>> {
+    let row = tx.query_opt("SELECT created_at FROM sequences WHERE seq = $1", &[&seq])?;
+    Ok(row.map(|row| Millis(row.get(0))))
+}
+
+/// The columns [`post_from_row`] reads, for a `post_versions` alias `p`. The effective board
+/// falls back to the topic's; a missing `is_op` is derived ([`derived_is_op`]).
+fn post_columns() -> String {
+    format!(
+        "p.post_id, p.topic_id, p.post_number, p.title, p.author_id, p.author_name,
+         COALESCE(p.board_id, (SELECT t.board_id FROM topic_versions t
+                               WHERE t.topic_id = p.topic_id AND {vt})) AS board_id,
+         p.language, p.posted_at, p.content_html, p.indexed_at, p.observed_at,
+         p.merit_total, p.merit_distinct, p.merit_tx, {is_op} AS is_op, p.sort_at",
+        vt = visible("t"),
+        is_op = derived_is_op("p"),
+    )
+}
+
+/// A post row before its board name is filled in ([`fill_boards`]).
+fn post_from_row(row: &Row) -> Step<PostDoc> {
+    let post_id: i64 = row.get(0);
+    let is_op: Option<bool> = row.get(15);
+    Ok(PostDoc {
+        post_id,
+        topic_id: row.get(1),
+        post_number: row.get(2),
+        title: row.get(3),
+        author_id: row.get(4),
+        author_name: row.get(5),
+        board: BoardRef {
+            board_id: row.get(6),
+            name: String::new(),
+        },
+        language: row.get(7),
+        posted_at: row.get::<_, Option<i64>>(8).map(Millis),
+        content_html: row.get(9),
+        indexed_at: Millis(row.get(10)),
+        merit: Merit {
+            counts: MeritCounts {
+                total: row.get(12),
+                distinct_senders: row.get(13),
+                transactions: row.get(14),
+            },
+            observed_at: Some(Millis(row.get(11))),
+        },
+        is_op: is_op.ok_or_else(|| corrupt(format!("post {post_id} has no opening flag")))?,
+    })
+}
+
+/// The names of boards `board_ids` at `seq` (no entry for a board without a record).
+fn board_names(
+    tx: &mut Transaction<'_>,
+    seq: i64,
+    board_ids: &[i64],
+) -> Step<HashMap<i64, String>> {
+    if board_ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let rows = tx.query(
+        &format!(
+            "SELECT b.board_id, b.name FROM board_versions b
+             WHERE b.board_id = ANY($2) AND {}",
+            visible("b")
+        ),
+        &[&seq, &board_ids],
+    )?;
+    Ok(rows.iter().map(|row| (row.get(0), row.get(1))).collect())
+}
+
+/// The name of board `board_id` at `seq` ("" for none or no record).
+pub(super) fn board_name(
+    tx: &mut Transaction<'_>,
+    seq: i64,
+    board_id: Option<i64>,
+) -> Step<String> {
+    let Some(id) = board_id else {
+        return Ok(String::new());
+    };
+    Ok(board_names(tx, seq, &[id])?.remove(&id).unwrap_or_default())
+}
+
+/// Fills the board names of `posts` at `seq`, in one query.
+fn fill_boards(tx: &mut Transaction<'_>, seq: i64, posts: Vec<&mut PostDoc>) -> Step<()> {
+    let ids: BTreeSet<i64> = posts
+        .iter()
+        .filter_map(|post| post.board.board_id)
+        .collect();
+    let names = board_names(tx, seq, &ids.into_iter().collect::<Vec<_>>())?;
+    for post in posts {
+        if let Some(name) = post.board.board_id.and_then(|id| names.get(&id)) {
+            post.board.name = name.clone();
+        }
+    }
+    Ok(())
+}
+
+/// Runs a post query (`where_order` follows `FROM post_versions p WHERE <served> AND`; its
+/// parameters are `$2` on, after the sequence).
+fn posts_where(
+    tx: &mut Transaction<'_>,
+    seq: i64,
+    where_order: &str,
+    params: &[Param<'_>],
+) -> Step<Vec<PostDoc>> {
+    let sql = format!(
+        "SELECT {} FROM post_versions p WHERE {} AND {where_order}",
+        post_columns(),
+        served("p")
+    );
+    let mut all: Vec<Param<'_>> = vec![&seq];
+    all.extend_from_slice(params);
+    let rows = tx.query(&sql, &all)?;
+    let mut posts = rows.iter().map(post_from_row).collect::<Step<Vec<_>>>()?;
+    fill_boards(tx, seq, posts.iter_mut().collect())?;
+    Ok(posts)
+}
+
+pub(super) fn post(tx: &mut Transaction<'_>, post_id: i64, seq: i64) -> Step<Option<PostDoc>> {
+    Ok(posts_where(tx, seq, "p.post_id = $2", &[&post_id])?
+        .into_iter()
+        .next())
+}
+
+pub(super) fn posts(
+    tx: &mut Transaction<'_>,
+    post_ids: &[i64],
+    seq: i64,
+) -> Step<HashMap<i64, PostDoc>> {
+    let found = posts_where(tx, seq, "p.post_id = ANY($2)", &[&post_ids])?;
+    Ok(found.into_iter().map(|post| (post.post_id, post)).collect())
+}
+
+pub(super) fn profile(
+    tx: &mut Transaction<'_>,
+    profile_id: i64,
+    seq: i64,
+) -> Step<Option<ProfileDoc>> {
+    if taken_down(tx, TakedownTarget::Profile(profile_id))? {
+        return Ok(None);
+    }
+    let params: [Param<'_>; 2] = [&seq, &profile_id];
+    let record: Option<Option<String>> = tx
+        .query_opt(
+            &format!(
+                "SELECT r.username FROM profile_versions r WHERE r.profile_id = $2 AND {}",
+                visible("r")
+            ),
+            &params,
+        )?
+        .map(|row| row.get(0));
+    let row = tx.query_one(
+        &format!(
+            "SELECT COUNT(*), COUNT(DISTINCT p.topic_id), MIN(p.posted_at), MAX(p.posted_at)
+             FROM post_versions p WHERE p.author_id = $2 AND {}",
+            served("p")
+        ),
+        &params,
+    )?;
+    let activity = ProfileActivity {
+        post_count: row.get(0),
+        topic_count: row.get(1),
+        first_post_at: row.get::<_, Option<i64>>(2).map(Millis),
+        last_post_at: row.get::<_, Option<i64>>(3).map(Millis),
+    };
+    if !derive::profile_exists(record.as_ref(), activity.post_count) {
+        return Ok(None);
+    }
+    let limit = to_i64(RECENT_POSTS);
+    let recent_posts = posts_where(
+        tx,
+        seq,
+        "p.author_id = $2 ORDER BY p.sort_at DESC, p.post_id DESC LIMIT $3",
+        &[&profile_id, &limit],
+    )?;
+    Ok(Some(derive::profile_doc(derive::ProfileFacts {
+        profile_id,
+        record,
+        activity,
+        recent_posts,
+    })))
+}
+
+pub(super) fn scope_exists(tx: &mut Transaction<'_>, scope: Scope, seq: i64) -> Step<bool> {
+    let (id, records, posts, target) = match scope {
+        Scope::Topic(id) => (
+            id,
+            "topic_versions r WHERE r.topic_id",
+            "p.topic_id",
+            TakedownTarget::Topic(id),
+        ),
+        Scope::Profile(id) => (
+            id,
+            "profile_versions r WHERE r.profile_id",
+            "p.author_id",
+            TakedownTarget::Profile(id),
+        ),
+    };
+    if taken_down(tx, target)? {
+        return Ok(false);
+    }
+    let row = tx.query_one(
+        &format!(
+            "SELECT EXISTS (SELECT 1 FROM {records} = $2 AND {vr})
+                 OR EXISTS (SELECT 1 FROM post_versions p WHERE {posts} = $2 AND {vp})",
+            vr = visible("r"),
+            vp = served("p"),
+        ),
+        &[&seq, &id],
+    )?;
+    Ok(row.get(0))
+}
+
+/// The cursor a listing page walks.
+const LIST_CURSOR: &str = "list_page";
+
+/// The parameters of [`list_sql`] for `request` at `seq`, in order.
+struct ListParams {
+    seq: i64,
+    scope: i64,
+    start: Position,
+    low: i64,
+    high: i64,
+    author: Option<i64>,
+    topic: Option<i64>,
+}
+
+impl ListParams {
+    fn of(request: &ListRequest, seq: i64) -> Self {
+        let dated = request.filters.date_from.is_some() || request.filters.date_to.is_some();
+        let low = match request.filters.date_from {
+            Some(from) => from.0,
+            None if dated => UNDATED + 1,
+            None => UNDATED,
+        };
+        let start = request.after.unwrap_or(match request.order {
+            Order::Asc => Position {
+                sort_at: UNDATED,
+                post_id: i64::MIN,
+            },
+            Order::Desc => Position {
+                sort_at: i64::MAX,
+                post_id: i64::MAX,
+            },
+        });
+        Self {
+            seq,
+            scope: match request.scope {
+                Scope::Topic(id) | Scope::Profile(id) => id,
+            },
+            start,
+            low,
+            high: request.filters.date_to.map_or(i64::MAX, |to| to.0),
+            author: request.filters.author_id,
+            topic: request.filters.topic_id,
+        }
+    }
+
+    fn bound(&self) -> [Param<'_>; 8] {
+        [
+            &self.seq,
+            &self.scope,
+            &self.start.sort_at,
+            &self.start.post_id,
+            &self.low,
+            &self.high,
+            &self.author,
+            &self.topic,
+        ]
+    }
+}
+
+/// One keyset page: walks the scope's index from the position through a cursor (planned
+/// for its first rows, fetched a page at a time), keeps visible rows that pass the filters,
+/// and stops after `limit + 1` matches or `scan_budget` rows, whichever first.
+pub(super) fn list_posts(
+    tx: &mut Transaction<'_>,
+    request: &ListRequest,
+    seq: i64,
+) -> Step<ListPage> {
+    let params = ListParams::of(request, seq);
+    tx.execute(
+        &format!(
+            "DECLARE {LIST_CURSOR} NO SCROLL CURSOR FOR {}",
+            list_sql(request)
+        ),
+        &params.bound(),
+    )?;
+    let fetch = tx.prepare(&format!(
+        "FETCH {} FROM {LIST_CURSOR}",
+        request.limit.saturating_add(1)
+    ))?;
+    let mut walk = Walk::new(request);
+    let mut page = None;
+    while page.is_none() {
+        let rows = tx.query(&fetch, &[])?;
+        if rows.is_empty() {
+            page = Some(None);
+        }
+        for row in &rows {
+            page = walk.examine(row)?;
+            if page.is_some() {
+                break;
+            }
+        }
+    }
+    let mut posts = walk.posts;
+    fill_boards(tx, seq, posts.iter_mut().collect())?;
+    Ok(ListPage {
+        posts,
+        next: page.flatten(),
+    })
+}
+
+/// A page being walked: what [`list_posts`] has kept and examined so far.
+struct Walk<'r> {
+    request: &'r ListRequest,
+    posts: Vec<PostDoc>,
+    scanned: usize,
+    last_position: Option<Position>,
+}
+
+impl<'r> Walk<'r> {
+    fn new(request: &'r ListRequest) -> Self {
+        Self {
+            request,
+            posts: Vec::with_capacity(request.limit),
+            scanned: 0,
+            last_position: None,
+        }
+    }
+
+    /// Examines the next row; `Some(next)` when the page is complete and where the next one
+    /// starts.
+    fn examine(&mut self, row: &Row) -> Step<Option<Option<Position>>> {
+        let position = Position {
+            sort_at: row.get(16),
+            post_id: row.get(0),
+        };
+        // Out of budget: a short (even empty) page resuming after the last place examined,
+        // never between two versions of the same post.
+        if self.scanned >= self.request.scan_budget && self.last_position != Some(position) {
+            return Ok(Some(self.last_position));
+        }
+        self.scanned += 1;
+        if row.get::<_, bool>(17) {
+            let post = post_from_row(row)?;
+            let board_ok = self
+                .request
+                .filters
+                .board_id
+                .is_none_or(|board| post.board.board_id == Some(board));
+            if board_ok {
+                if self.posts.len() == self.request.limit {
+                    let last = self.posts.last().expect("limit is at least 1");
+                    return Ok(Some(Some(position_of(last))));
+                }
+                self.posts.push(post);
+            }
+        }
+        self.last_position = Some(position);
+        Ok(None)
+    }
+}
+
+/// The SQL of one listing page (parameters as [`ListParams::bound`] binds them).
+fn list_sql(request: &ListRequest) -> String {
+    let scope_column = match request.scope {
+        Scope::Topic(_) => "p.topic_id",
+        Scope::Profile(_) => "p.author_id",
+    };
+    let (cmp, dir) = match request.order {
+        Order::Asc => (">", "ASC"),
+        Order::Desc => ("<", "DESC"),
+    };
+    format!(
+        "SELECT {cols}, {vp} AS visible FROM post_versions p
+         WHERE {scope_column} = $2 AND (p.sort_at, p.post_id) {cmp} ($3, $4)
+           AND p.sort_at >= $5 AND p.sort_at < $6
+           AND ($7::BIGINT IS NULL OR p.author_id = $7)
+           AND ($8::BIGINT IS NULL OR p.topic_id = $8)
+         ORDER BY p.sort_at {dir}, p.post_id {dir}",
+        cols = post_columns(),
+        vp = served("p"),
+    )
+}
+
+/// `EXPLAIN` of the cursor of a listing page at `seq`: one line per plan node.
+pub(super) fn explain_list(
+    tx: &mut Transaction<'_>,
+    request: &ListRequest,
+    seq: i64,
+) -> Step<Vec<String>> {
+    let params = ListParams::of(request, seq);
+    let rows = tx.query(
+        &format!(
+            "EXPLAIN DECLARE {LIST_CURSOR} NO SCROLL CURSOR FOR {}",
+            list_sql(request)
+        ),
+        &params.bound(),
+    )?;
+    Ok(rows.iter().map(|row| row.get(0)).collect())
+}
+
+fn position_of(post: &PostDoc) -> Position {
+    Position {
+        sort_at: post.posted_at.map_or(UNDATED, |at| at.0),
+        post_id: post.post_id,
+    }
+}
+
+pub(super) fn posts_changed(
+    tx: &mut Transaction<'_>,
+    since: i64,
+    upto: i64,
+    after: ChangePosition,
+    limit: usize,
+) -> Step<Vec<(ChangePosition, PostChange)>> {
+    let sql = format!(
+        "SELECT {cols}, p.valid_from, p.deleted FROM post_versions p
+         WHERE p.valid_from > $2 AND p.valid_from <= $1 AND {vp}
+           AND (p.valid_from, p.post_id) > ($3, $4)
+         ORDER BY p.valid_from, p.post_id LIMIT $5",
+        cols = post_columns(),
+        vp = visible("p"),
+    );
+    let rows = tx.query(
+        &sql,
+        &[&upto, &since, &after.seq, &after.post_id, &to_i64(limit)],
+    )?;
+    let mut changes = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let position = ChangePosition {
+            seq: row.get(17),
+            post_id: row.get(0),
+        };
+        let deleted: bool = row.get(18);
+        let post = (!deleted).then(|| post_from_row(row)).transpose()?;
+        changes.push((position, post));
+    }
+    fill_boards(
+        tx,
+        upto,
+        changes
+            .iter_mut()
+            .filter_map(|(_, post)| post.as_mut())
+            .collect(),
+    )?;
+    Ok(changes
+        .into_iter()
+        .map(|(position, post)| {
+            let change = match post {
+                Some(post) => PostChange::Current(Box::new(post)),
+                None => PostChange::Deleted {
+                    post_id: position.post_id,
+                },
+            };
+            (position, change)
+        })
+        .collect())
+}
+
+pub(super) fn counts(tx: &mut Transaction<'_>, seq: i64) -> Step<CorpusCounts> {
+    let mut count = |sql: String| -> Step<i64> { Ok(tx.query_one(&sql, &[&seq])?.get(0)) };
+    Ok(CorpusCounts {
+        posts: count(format!(
+            "SELECT COUNT(*) FROM post_versions p WHERE {}",
+            served("p")
+        ))?,
+        topics: count(format!(
+            "SELECT COUNT(*) FROM (SELECT r.topic_id FROM topic_versions r WHERE {}
+                                   UNION SELECT p.topic_id FROM post_versions p WHERE {}) c
+             WHERE NOT EXISTS (SELECT 1 FROM takedowns k WHERE k.kind = 'topic'
+                               AND k.entity_id = c.topic_id AND k.lifted_at IS NULL)",
+            visible("r"),
+            served("p")
+        ))?,
+        profiles: count(format!(
+            "SELECT COUNT(*) FROM (SELECT r.profile_id FROM profile_versions r WHERE {}
+                                   UNION SELECT p.author_id FROM post_versions p
+                                         WHERE p.author_id IS NOT NULL AND {}) c
+             WHERE NOT EXISTS (SELECT 1 FROM takedowns k WHERE k.kind = 'profile'
+                               AND k.entity_id = c.profile_id AND k.lifted_at IS NULL)",
+            visible("r"),
+            served("p")
+        ))?,
+        boards: count(format!(
+            "SELECT COUNT(*) FROM board_versions r WHERE {}",
+            visible("r")
+        ))?,
+        images: count(format!(
+            "SELECT COUNT(*) FROM image_versions r WHERE {}",
+            visible("r")
+        ))?,
+    })
+}
+
+pub(super) fn pending_images(
+    tx: &mut Transaction<'_>,
+    after_vid: i64,
+    limit: usize,
+) -> Step<Vec<PendingImage>> {
+    let rows = tx.query(
+        "SELECT v.vid, v.sha256, v.source_url, v.file FROM image_versions v
+         WHERE v.vid > $1 AND v.valid_to IS NULL AND v.file IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM image_objects o WHERE o.line_sha256 = v.sha256)
+         ORDER BY v.vid LIMIT $2",
+        &[&after_vid, &to_i64(limit)],
+    )?;
+    Ok(rows
+        .iter()
+        .map(|row| PendingImage {
+            vid: row.get(0),
+            line_sha256: row.get(1),
+            source_url: row.get(2),
+            file: row.get(3),
+        })
+        .collect())
+}
+
+pub(super) fn cached_images(
+    tx: &mut Transaction<'_>,
+    source_urls: &[&str],
+    seq: i64,
+) -> Step<HashMap<String, CachedImage>> {
+    let rows = tx.query(
+        &format!(
+            "SELECT v.source_url, o.avif_sha256, o.avif_bytes, v.nsfw_score
+             FROM image_versions v JOIN image_objects o ON o.line_sha256 = v.sha256
+             WHERE v.source_url = ANY($2) AND {}",
+            visible("v")
+        ),
+        &[&seq, &source_urls],
+    )?;
+    let mut found = HashMap::with_capacity(rows.len());
+    for row in &rows {
+        let bytes: i64 = row.get(2);
+        let image = CachedImage {
+            object: ImageObject {
+                sha256: row.get(1),
+                bytes: u64::try_from(bytes)
+                    .map_err(|_| corrupt(format!("image object of {bytes} bytes")))?,
+            },
+            nsfw_score: row.get(3),
+        };
+        found.insert(row.get(0), image);
+    }
+    Ok(found)
+}
