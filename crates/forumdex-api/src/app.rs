@@ -55,7 +55,7 @@ pub struct App {
 impl App {
     /// Opens every part `storage` builds, and the search indexes of its data folder. Also
     /// returns the corpus's maintenance side, which only the server's background collector
-    /// holds.
+    /// holds. Blocks: call it off async threads (like every store call).
     pub fn build(
         settings: Settings,
         storage: &Storage,

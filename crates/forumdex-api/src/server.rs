@@ -67,7 +67,12 @@ impl Server {
         listener.set_nonblocking(true)?;
         let bound = listener.local_addr().context("reading the bound address")?;
         let settings = settings.with_bound_address(bound);
-        let (app, maintenance) = App::build(settings, &storage, clock)?;
+        // Opening the stores blocks (connections, migrations), and a PostgreSQL client may
+        // not block an async thread at all: open them on the blocking pool.
+        let (app, maintenance) =
+            tokio::task::spawn_blocking(move || App::build(settings, &storage, clock))
+                .await
+                .context("opening the stores")??;
         Ok(Self {
             listener,
             app: Arc::new(app),

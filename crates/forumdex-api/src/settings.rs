@@ -57,18 +57,23 @@ pub struct Settings {
     /// Requests worked on at once; more are shed with 503 rather than queued. Default 256.
     #[serde(default = "default_concurrency")]
     pub max_concurrent_requests: usize,
-    /// Where the corpus, accounts and image objects live. Default `embedded` (the data
-    /// folder), the only kind so far.
+    /// Where the corpus, accounts and ledger live: `embedded` (the data folder) or
+    /// `postgres` (`database_url`, shared by several nodes). Default `embedded`.
     #[serde(default)]
-    pub storage: StorageKind,
+    pub storage: StorageSetting,
+    /// The PostgreSQL database of `storage = "postgres"`
+    /// (`postgres://user:password@host:port/database`). Default none.
+    #[serde(default)]
+    pub database_url: Option<Secret>,
     /// The cursor HMAC key file; every node of one deployment uses the same. Default
     /// `{data}/cursor-secret`.
     #[serde(default)]
     pub cursor_secret_file: Option<PathBuf>,
     /// `local` (per process) or `redis` (shared by every node, at `redis_url`). Default
-    /// `local`.
+    /// `local` with `storage = "embedded"`, `redis` with `storage = "postgres"` (see
+    /// [`Self::rate_limiter`]).
     #[serde(default)]
-    pub rate_limiter: RateLimiterSetting,
+    pub rate_limiter: Option<RateLimiterSetting>,
     /// The Redis server of `rate_limiter = "redis"` (`redis://host:port/db`). Default none.
     #[serde(default)]
     pub redis_url: Option<String>,
@@ -147,6 +152,17 @@ pub enum PaymentProviderSetting {
     Stripe,
     /// The local test provider: checkouts are pages of the dashboard; no money moves.
     Test,
+}
+
+/// The values of the setting `storage`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StorageSetting {
+    /// The data folder.
+    #[default]
+    Embedded,
+    /// PostgreSQL (`database_url`).
+    Postgres,
 }
 
 /// The values of the setting `rate_limiter`.
@@ -262,6 +278,7 @@ const NAMES: &[(&str, bool)] = &[
     ("request_timeout_ms", true),
     ("max_concurrent_requests", true),
     ("storage", false),
+    ("database_url", false),
     ("cursor_secret_file", false),
     ("rate_limiter", false),
     ("redis_url", false),
@@ -364,7 +381,13 @@ impl Settings {
         {
             bail!("cursor_secret_file must name a file");
         }
-        match (settings.rate_limiter, &settings.redis_url) {
+        settings.check_storage()?;
+        match (settings.rate_limiter(), &settings.redis_url) {
+            (RateLimiterSetting::Redis, None) if settings.rate_limiter.is_none() => bail!(
+                "storage = \"postgres\" shares rate limits through Redis by default: set \
+                 redis_url (redis://host:port/db), or rate_limiter = \"local\" to count them \
+                 per node"
+            ),
             (RateLimiterSetting::Redis, None) => {
                 bail!("rate_limiter = \"redis\" needs redis_url (redis://host:port/db)")
             }
@@ -418,16 +441,52 @@ impl Settings {
         }
     }
 
+    /// `database_url` only with `storage = "postgres"`, which needs it, as a PostgreSQL URL.
+    fn check_storage(&self) -> anyhow::Result<()> {
+        match (self.storage, &self.database_url) {
+            (StorageSetting::Postgres, None) => bail!(
+                "storage = \"postgres\" needs database_url \
+                 (postgres://user:password@host:port/database)"
+            ),
+            (StorageSetting::Postgres, Some(url))
+                if !(url.expose().starts_with("postgres://")
+                    || url.expose().starts_with("postgresql://")) =>
+            {
+                bail!("database_url must be a postgres:// or postgresql:// URL")
+            }
+            (StorageSetting::Embedded, Some(_)) => bail!(
+                "database_url is set but storage is \"embedded\"; set storage = \"postgres\" \
+                 to use it"
+            ),
+            _ => Ok(()),
+        }
+    }
+
+    /// The rate limiter in effect: as set, else `redis` beside PostgreSQL (limits shared by
+    /// every node) and `local` beside the data folder.
+    pub fn rate_limiter(&self) -> RateLimiterSetting {
+        self.rate_limiter.unwrap_or(match self.storage {
+            StorageSetting::Embedded => RateLimiterSetting::Local,
+            StorageSetting::Postgres => RateLimiterSetting::Redis,
+        })
+    }
+
     /// The storage settings for the data folder `data_dir`: what [`Storage`] builds the
     /// backends from.
     pub fn storage_settings(&self, data_dir: &Path) -> StorageSettings {
         let defaults = StorageSettings::embedded(data_dir);
-        let rate_limiter = match (self.rate_limiter, &self.redis_url) {
+        let rate_limiter = match (self.rate_limiter(), &self.redis_url) {
             (RateLimiterSetting::Redis, Some(url)) => RateLimiterKind::Redis { url: url.clone() },
             _ => RateLimiterKind::Local,
         };
+        let kind = match (self.storage, &self.database_url) {
+            (StorageSetting::Postgres, Some(url)) => StorageKind::Postgres {
+                url: url.expose().to_owned(),
+            },
+            _ => StorageKind::Embedded,
+        };
         StorageSettings {
-            kind: self.storage,
+            kind,
             rate_limiter,
             cursor_secret_file: self
                 .cursor_secret_file
@@ -561,6 +620,64 @@ mod tests {
     }
 
     #[test]
+    fn postgres_storage_shares_rate_limits_through_redis_unless_told_otherwise() {
+        let data = Path::new("/srv/forumdex");
+        let env = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect()
+        };
+        let postgres = [
+            ("FORUMDEX_STORAGE", "postgres"),
+            (
+                "FORUMDEX_DATABASE_URL",
+                "postgres://fdx:pw@db:5432/forumdex",
+            ),
+        ];
+        let err = format!(
+            "{:#}",
+            Settings::load(None, env(&postgres), &[]).unwrap_err()
+        );
+        assert!(err.contains("redis_url") && err.contains("local"), "{err}");
+        assert!(!err.contains("pw@"), "{err}");
+
+        let with_redis = [
+            postgres[0],
+            postgres[1],
+            ("FORUMDEX_REDIS_URL", "redis://r:6379/0"),
+        ];
+        let settings = Settings::load(None, env(&with_redis), &[]).unwrap();
+        assert!(!format!("{settings:?}").contains("pw@"), "{settings:?}");
+        let storage = settings.storage_settings(data);
+        assert_eq!(
+            storage.kind,
+            StorageKind::Postgres {
+                url: "postgres://fdx:pw@db:5432/forumdex".to_owned()
+            }
+        );
+        assert_eq!(
+            storage.rate_limiter,
+            RateLimiterKind::Redis {
+                url: "redis://r:6379/0".to_owned()
+            }
+        );
+
+        let per_node = [postgres[0], postgres[1], ("FORUMDEX_RATE_LIMITER", "local")];
+        let storage = Settings::load(None, env(&per_node), &[])
+            .unwrap()
+            .storage_settings(data);
+        assert_eq!(storage.rate_limiter, RateLimiterKind::Local);
+
+        let not_a_url = [postgres[0], ("FORUMDEX_DATABASE_URL", "mysql://db/x")];
+        let err = format!(
+            "{:#}",
+            Settings::load(None, env(&not_a_url), &[]).unwrap_err()
+        );
+        assert!(err.contains("database_url must be"), "{err}");
+    }
+
+    #[test]
     fn port_zero_urls_follow_the_bound_address() {
         let flags = [("listen", "127.0.0.1:0".to_owned())];
         let bound: SocketAddr = "127.0.0.1:4321".parse().unwrap();
@@ -607,6 +724,12 @@ mod tests {
             ("FORUMDEX_FORUM_URL", "ftp://x", "forum_url"),
             ("FORUMDEX_TLS_CERT", "/x.pem", "tls_key"),
             ("FORUMDEX_STORAGE", "cloud", "storage"),
+            ("FORUMDEX_STORAGE", "postgres", "database_url"),
+            (
+                "FORUMDEX_DATABASE_URL",
+                "postgres://db/forumdex",
+                "storage = \"postgres\"",
+            ),
             ("FORUMDEX_CURSOR_SECRET_FILE", "", "cursor_secret_file"),
             ("FORUMDEX_RATE_LIMITER", "redis", "redis_url"),
             ("FORUMDEX_RATE_LIMITER", "memcached", "rate_limiter"),

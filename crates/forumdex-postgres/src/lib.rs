@@ -13,11 +13,15 @@
 //!   dashboard keeps, behind the same seams (`AccountStore`, `DeveloperStore`) as the
 //!   embedded SQLite store, and passing the same conformance suites.
 //!
+//! - [`copy`]: `forumdex db copy --from DIR`, an embedded data folder's databases copied
+//!   row for row.
+//!
 //! The stores are blocking, like every store seam: the server calls them on tokio's
 //! blocking pool (the synchronous client runs its own small runtime per connection, which
 //! is allowed there and nowhere async).
 
 mod accounts;
+pub mod copy;
 mod corpus;
 mod pool;
 pub mod schema;

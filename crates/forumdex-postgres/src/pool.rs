@@ -24,8 +24,10 @@ use rand::Rng;
 const MAX_IDLE_CONNECTIONS: usize = 16;
 /// How long opening a connection may take, unless the URL says otherwise.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
-/// The server-side bounds set on every connection (milliseconds).
-const SESSION_OPTIONS: &str = "-c statement_timeout=10000 -c lock_timeout=10000";
+/// What every connection sets: bounds on statements and lock waits (milliseconds), and
+/// only warnings from the server in the log (not the notices of idempotent DDL).
+const SESSION_OPTIONS: &str =
+    "-c statement_timeout=10000 -c lock_timeout=10000 -c client_min_messages=warning";
 /// How many times a transaction that lost a race (serialization failure, deadlock, a
 /// concurrent insert of the same key) runs again before its error is returned.
 const MAX_ATTEMPTS: u32 = 12;

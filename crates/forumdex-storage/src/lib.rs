@@ -4,34 +4,53 @@
 //! (split into its read, write and maintenance sides), the account store, the image
 //! objects, the rate limiter (in the process, or on Redis for several nodes) and the cursor
 //! secret. Which implementation each part gets is
-//! decided here from [`StorageSettings`]; callers only ever see the traits. The only kind
-//! today is [`StorageKind::Embedded`] (everything in the data folder); a new backend is a
-//! new kind, built here (ARCHITECTURE.md "Adding a backend").
+//! decided here from [`StorageSettings`]; callers only ever see the traits. Two kinds:
+//! [`StorageKind::Embedded`] (everything in the data folder, the default) and
+//! [`StorageKind::Postgres`] (the corpus, accounts and ledger in one PostgreSQL database
+//! shared by several nodes); a new backend is a new kind, built here (ARCHITECTURE.md
+//! "Adding a backend").
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use forumdex_accounts::{
     AccountStore, DeveloperStore, InMemoryRateLimiter, RateLimiter, SqliteAccountStore,
 };
 use forumdex_corpus::{CorpusMaintenance, CorpusRead, CorpusWrite, SqliteCorpusStore};
 use forumdex_images::{ImageObjects, LocalImageObjects};
+use forumdex_postgres::copy::{self, CopyCounts};
+use forumdex_postgres::{PgAccountStore, PgCorpusStore, PgPool};
 use forumdex_redis::RedisRateLimiter;
-use serde::Deserialize;
 
 mod secret;
 
 /// The file holding the cursor signing secret inside the data folder, by default.
 pub const CURSOR_SECRET_FILE: &str = "cursor-secret";
 
-/// Where a deployment keeps its corpus, accounts and image objects (setting `storage`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "lowercase")]
+/// Where a deployment keeps its corpus, accounts and image objects (settings `storage`
+/// and `database_url`).
+#[derive(Clone, PartialEq, Eq, Default)]
 pub enum StorageKind {
     /// Everything in the data folder: SQLite databases and an image folder.
     #[default]
     Embedded,
+    /// The corpus, accounts and ledger in the PostgreSQL database at `url`, shared by every
+    /// node; image objects and search indexes stay in each node's data folder.
+    Postgres {
+        /// `postgres://user:password@host:port/database`.
+        url: String,
+    },
+}
+
+impl std::fmt::Debug for StorageKind {
+    // Not derived: the URL may hold a password.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Embedded => f.write_str("Embedded"),
+            Self::Postgres { .. } => f.write_str("Postgres { url: <redacted> }"),
+        }
+    }
 }
 
 /// Which rate limiter the nodes use (setting `rate_limiter`, with `redis_url`).
@@ -111,14 +130,24 @@ impl Storage {
         &self.settings.data_dir
     }
 
-    /// Opens (creating and migrating when needed) the corpus.
+    /// Opens the corpus: the embedded one is created and migrated when needed; the
+    /// PostgreSQL one must be at this binary's schema (`forumdex db migrate`).
     pub fn corpus(&self) -> anyhow::Result<Corpus> {
-        match self.settings.kind {
+        match &self.settings.kind {
             StorageKind::Embedded => {
                 let store = Arc::new(
                     SqliteCorpusStore::open(self.data_dir())
                         .with_context(|| format!("opening the corpus in {}", self.where_()))?,
                 );
+                Ok(Corpus {
+                    read: store.clone(),
+                    write: store.clone(),
+                    maintenance: store,
+                })
+            }
+            StorageKind::Postgres { url } => {
+                let store =
+                    Arc::new(PgCorpusStore::open(url).context("opening the corpus on PostgreSQL")?);
                 Ok(Corpus {
                     read: store.clone(),
                     write: store.clone(),
@@ -138,20 +167,88 @@ impl Storage {
     /// sessions, usage, top-ups): the same store as [`Self::accounts`], seen through
     /// [`DeveloperStore`].
     pub fn developer_accounts(&self) -> anyhow::Result<Arc<dyn DeveloperStore>> {
-        match self.settings.kind {
+        match &self.settings.kind {
             StorageKind::Embedded => {
                 let store = SqliteAccountStore::open_in(self.data_dir()).with_context(|| {
                     format!("cannot open the accounts database in {}", self.where_())
                 })?;
                 Ok(Arc::new(store))
             }
+            StorageKind::Postgres { url } => {
+                let store =
+                    PgAccountStore::open(url).context("opening the accounts on PostgreSQL")?;
+                Ok(Arc::new(store))
+            }
         }
+    }
+
+    /// `forumdex db migrate`: creates or upgrades the PostgreSQL schema; returns its
+    /// version. The embedded databases need no command (they migrate when opened).
+    pub fn migrate_database(&self) -> anyhow::Result<i32> {
+        match &self.settings.kind {
+            StorageKind::Embedded => bail!(
+                "there is no database to migrate: storage is \"embedded\" (its databases \
+                 upgrade themselves when opened); set storage = \"postgres\" and database_url"
+            ),
+            StorageKind::Postgres { url } => {
+                let pool = PgPool::connect(url).context("connecting to PostgreSQL")?;
+                Ok(forumdex_postgres::schema::migrate(&pool)
+                    .context("migrating the PostgreSQL schema")?)
+            }
+        }
+    }
+
+    /// `forumdex db copy --from DIR`: copies the embedded data folder `from` (its corpus
+    /// with the sequences, accounts, keys, ledger and the dashboard's tables, and the
+    /// image objects its corpus records) into the PostgreSQL database and this
+    /// deployment's image store. Safe to run again: what is there already is kept.
+    /// Returns the rows or objects copied, by table (`image_files` for the objects).
+    pub fn copy_from_embedded(&self, from: &Path) -> anyhow::Result<CopyCounts> {
+        let StorageKind::Postgres { url } = &self.settings.kind else {
+            bail!(
+                "forumdex db copy copies into PostgreSQL: set storage = \"postgres\" and database_url"
+            );
+        };
+        let databases = [SqliteCorpusStore::FILE_NAME, SqliteAccountStore::FILE_NAME];
+        if !databases.iter().any(|file| from.join(file).is_file()) {
+            bail!(
+                "{} holds no embedded databases ({} or {})",
+                from.display(),
+                databases[0],
+                databases[1]
+            );
+        }
+        let pool = PgPool::connect(url).context("connecting to PostgreSQL")?;
+        let mut counts = copy::copy_embedded(from, &pool)
+            .with_context(|| format!("copying {} into PostgreSQL", from.display()))?;
+        let names = copy::image_object_names(from)?;
+        let mut copied = 0;
+        if !names.is_empty() {
+            let source = LocalImageObjects::open_in(from)
+                .with_context(|| format!("opening the image objects in {}", from.display()))?;
+            let target = self.image_objects()?;
+            for name in &names {
+                if target.get(name)?.is_some() {
+                    continue;
+                }
+                let Some(bytes) = source.get(name)? else {
+                    bail!(
+                        "image object {name} is recorded in {} but missing",
+                        from.display()
+                    );
+                };
+                target.put(&bytes)?;
+                copied += 1;
+            }
+        }
+        counts.insert("image_files".to_owned(), copied);
+        Ok(counts)
     }
 
     /// Opens (creating when needed) the store of AVIF image objects.
     pub fn image_objects(&self) -> anyhow::Result<Arc<dyn ImageObjects>> {
-        match self.settings.kind {
-            StorageKind::Embedded => {
+        match &self.settings.kind {
+            StorageKind::Embedded | StorageKind::Postgres { .. } => {
                 let objects = LocalImageObjects::open_in(self.data_dir())
                     .with_context(|| format!("opening the image objects in {}", self.where_()))?;
                 Ok(Arc::new(objects))
@@ -160,10 +257,19 @@ impl Storage {
     }
 
     /// The per-key rate limiter. A Redis one connects at its first check, so this fails
-    /// only on a malformed URL.
+    /// only on a malformed URL. A local one beside a shared database is allowed (the
+    /// operator chose it) but warned about: each node then admits the full limit.
     pub fn rate_limiter(&self) -> anyhow::Result<Arc<dyn RateLimiter>> {
         Ok(match &self.settings.rate_limiter {
-            RateLimiterKind::Local => Arc::new(InMemoryRateLimiter::new()),
+            RateLimiterKind::Local => {
+                if let StorageKind::Postgres { .. } = self.settings.kind {
+                    tracing::warn!(
+                        "rate_limiter = \"local\" with storage = \"postgres\": each node \
+                         counts its own requests, so a key gets the limit once per node"
+                    );
+                }
+                Arc::new(InMemoryRateLimiter::new())
+            }
             RateLimiterKind::Redis { url } => Arc::new(
                 RedisRateLimiter::new(url, RedisRateLimiter::DEFAULT_PREFIX)
                     .context("invalid redis_url")?,

@@ -63,6 +63,8 @@ pub enum Command {
     Relevance(commands::relevance::RelevanceArgs),
     /// Take posts, topics or profiles out of the service, list and lift takedowns.
     Takedown(commands::takedown::TakedownArgs),
+    /// Create or upgrade the PostgreSQL schema (`storage = "postgres"`).
+    Db(commands::db::DbArgs),
 }
 
 #[cfg(test)]

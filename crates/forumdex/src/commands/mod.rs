@@ -3,6 +3,7 @@
 pub mod accounts;
 pub mod crawl;
 pub mod credits;
+pub mod db;
 pub mod demo;
 pub mod generate;
 pub mod import;
@@ -36,6 +37,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Reindex(args) => reindex::run(&global, args),
         Command::Relevance(args) => relevance::run(&global, args),
         Command::Takedown(args) => takedown::run(&global, args),
+        Command::Db(args) => db::run(&global, args),
     }
 }
 

@@ -8,6 +8,7 @@ mod faults;
 mod forum;
 mod helpers;
 mod import_cli;
+mod nodes;
 mod search_cli;
 mod serve;
 mod storage_cli;

@@ -29,10 +29,17 @@ pub struct ServeProcess {
 impl ServeProcess {
     /// Starts `forumdex --data DATA serve` on a free port and waits for its address.
     pub fn start(data: &Path) -> Self {
+        Self::start_with(data, &[])
+    }
+
+    /// [`Self::start`] with settings given as `FORUMDEX_*` variables (`env`), which may
+    /// override the rate limit this sets very high.
+    pub fn start_with(data: &Path, env: &[(&str, &str)]) -> Self {
         let mut child = forumdex_command(data)
             .args(["serve", "--listen", "127.0.0.1:0"])
             .env("RUST_LOG", "info")
             .env("FORUMDEX_RATE_LIMIT_PER_MINUTE", "100000000")
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()

@@ -1,0 +1,404 @@
+//! Several nodes of one deployment (`storage = "postgres"`): two `forumdex serve` processes,
+//! each with a data folder of its own (search indexes), on one PostgreSQL database and one
+//! Redis server, with one cursor secret file. What a client sees must not depend on the node
+//! that answers: credits, rate limits, cursors, key revocations and imports are shared, and
+//! a node killed mid-traffic leaves the other serving with nothing charged twice.
+//!
+//! PostgreSQL is forumdex-testkit's (a private server, or `FORUMDEX_TEST_DATABASE_URL`);
+//! Redis is `FORUMDEX_TEST_REDIS_URL` or the machine's on 127.0.0.1:6379 (`.ci/run` starts
+//! one), or a private `redis-server` where a test stops it.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::serve::{ServeProcess, forumdex_command, get_response};
+
+/// Posts `first..=last` of topic 5, one a minute, by profile 3; post `rare.0` holds the
+/// word `rare.1`.
+fn corpus_lines(first: i64, last: i64, rare: (i64, &str)) -> String {
+    (first..=last)
+        .map(|id| {
+            let minute = id - 100;
+            let text = if id == rare.0 { rare.1 } else { "an ordinary post" };
+            format!(
+                r#"{{"kind":"post","post_id":{id},"topic_id":5,"post_number":{minute},"title":"Nodes","author":{{"profile_id":3,"username":"satoshi"}},"posted_at":"2024-03-01T12:{minute:02}:00Z","content_html":"{text}","observed_at":"2024-03-02T00:00:00Z"}}"#
+            ) + "\n"
+        })
+        .collect()
+}
+
+/// One deployment's shared settings: a fresh PostgreSQL schema, a Redis server and a
+/// cursor secret file, as `FORUMDEX_*` variables for every command and node.
+struct Cluster {
+    dir: tempfile::TempDir,
+    database_url: String,
+    env: Vec<(&'static str, String)>,
+}
+
+impl Cluster {
+    fn new(redis_url: &str) -> Self {
+        Self::on(forumdex_testkit::postgres::fresh_schema_url(), redis_url)
+    }
+
+    fn on(database_url: String, redis_url: &str) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let secret = dir.path().join("cursor-secret");
+        let env = vec![
+            ("FORUMDEX_STORAGE", "postgres".to_owned()),
+            ("FORUMDEX_DATABASE_URL", database_url.clone()),
+            ("FORUMDEX_REDIS_URL", redis_url.to_owned()),
+            ("FORUMDEX_CURSOR_SECRET_FILE", secret.display().to_string()),
+        ];
+        let cluster = Self {
+            dir,
+            database_url,
+            env,
+        };
+        let migrated = cluster.cli("a", &["db", "migrate"]);
+        assert_eq!(migrated["schema_version"], 2, "{migrated}");
+        cluster
+    }
+
+    /// The data folder of node `name`.
+    fn data(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn command(&self, node: &str) -> Command {
+        let mut command = forumdex_command(&self.data(node));
+        command.envs(self.env.iter().map(|(k, v)| (k, v)));
+        command
+    }
+
+    /// Runs `forumdex --json ARGS` as node `node` would; its JSON object.
+    fn cli(&self, node: &str, args: &[&str]) -> Value {
+        let out = self
+            .command(node)
+            .arg("--json")
+            .args(args)
+            .output()
+            .expect("run forumdex");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?} failed: {stderr}");
+        serde_json::from_slice(&out.stdout).expect("one JSON object")
+    }
+
+    /// Imports corpus lines through node `node`.
+    fn import(&self, node: &str, lines: &str) {
+        let file = self
+            .dir
+            .path()
+            .join(format!("{node}-{}.jsonl", lines.len()));
+        std::fs::write(&file, lines).expect("write corpus");
+        self.cli(node, &["import", file.to_str().expect("utf-8 path")]);
+    }
+
+    /// An account holding `credits`; its id.
+    fn account(&self, credits: u64) -> i64 {
+        let created = self.cli(
+            "a",
+            &[
+                "accounts",
+                "create",
+                "--email",
+                "nodes@example.com",
+                "--credits",
+                &credits.to_string(),
+            ],
+        );
+        created["account_id"].as_i64().expect("account id")
+    }
+
+    /// A new key of `account`: (key id, secret).
+    fn key(&self, account: i64) -> (String, String) {
+        let key = self.cli("a", &["keys", "create", "--account", &account.to_string()]);
+        (
+            key["key_id"].as_str().expect("key id").to_owned(),
+            key["key"].as_str().expect("secret").to_owned(),
+        )
+    }
+
+    /// Starts node `name` with `extra` settings.
+    fn serve(&self, name: &str, extra: &[(&str, &str)]) -> ServeProcess {
+        let mut env: Vec<(&str, &str)> = self.env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        env.extend_from_slice(extra);
+        ServeProcess::start_with(&self.data(name), &env)
+    }
+
+    /// The debits of `account` in the shared ledger: their request ids.
+    fn debits(&self, account: i64) -> Vec<String> {
+        let mut db = postgres::Client::connect(&self.database_url, postgres::NoTls)
+            .expect("connect to the test database");
+        db.query(
+            "SELECT request_id FROM ledger WHERE account_id = $1 AND amount < 0 ORDER BY id",
+            &[&account],
+        )
+        .expect("read the ledger")
+        .iter()
+        .map(|row| row.get(0))
+        .collect()
+    }
+}
+
+fn redis_url() -> String {
+    std::env::var("FORUMDEX_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+}
+
+/// `GET path` on `addr` with `key`: (status, body as JSON or null, request id).
+fn call(addr: SocketAddr, path: &str, key: &str) -> (u16, Value, Option<String>) {
+    let response = get_response(addr, path, key).expect("an answer");
+    let body = serde_json::from_str(&response.body).unwrap_or(Value::Null);
+    (response.status, body, response.request_id)
+}
+
+/// Polls `check` every 500 ms until it holds or `within` passes.
+fn eventually(within: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + within;
+    while Instant::now() < deadline {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    check()
+}
+
+#[test]
+fn two_nodes_share_credits_limits_cursors_revocations_and_imports() {
+    let cluster = Cluster::new(&redis_url());
+    cluster.import("a", &corpus_lines(101, 130, (120, "quokkaphile")));
+    let account = cluster.account(15);
+    let (key_id, key) = cluster.key(account);
+    let nodes = [
+        cluster.serve("a", &[("FORUMDEX_RATE_LIMIT_PER_MINUTE", "120")]),
+        cluster.serve("b", &[("FORUMDEX_RATE_LIMIT_PER_MINUTE", "120")]),
+    ];
+    let addrs = [nodes[0].addr, nodes[1].addr];
+
+    // 40 lookups at once across both nodes on 15 credits: exactly 15 served and charged.
+    let statuses: Vec<u16> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..40)
+            .map(|i| {
+                let (addr, key) = (addrs[i % 2], key.as_str());
+                scope.spawn(move || call(addr, &format!("/api/v1/posts/{}", 101 + i % 30), key).0)
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(statuses.iter().filter(|s| **s == 200).count(), 15);
+    assert_eq!(statuses.iter().filter(|s| **s == 402).count(), 25);
+    assert_eq!(cluster.debits(account).len(), 15);
+
+    // Credits added by the operator are spendable at once on both nodes.
+    let added = cluster.cli(
+        "b",
+        &[
+            "credits",
+            "add",
+            "--account",
+            &account.to_string(),
+            "--amount",
+            "1000",
+        ],
+    );
+    assert_eq!(added["credits"], 1000);
+
+    // A cursor issued by node A continues on node B, on the same snapshot.
+    let (status, first, _) = call(addrs[0], "/api/v1/topics/5/posts?limit=10", &key);
+    assert_eq!(status, 200, "{first}");
+    let cursor = first["next_cursor"].as_str().expect("a next cursor");
+    let (status, second, _) = call(
+        addrs[1],
+        &format!("/api/v1/topics/5/posts?limit=10&cursor={cursor}"),
+        &key,
+    );
+    assert_eq!(status, 200, "{second}");
+    assert_eq!(second["snapshot_at"], first["snapshot_at"]);
+    assert_eq!(second["data"][0]["post_id"], 111, "{second}");
+
+    // An import through node B is searchable and served on both nodes.
+    cluster.import("b", &corpus_lines(131, 131, (131, "wombatology")));
+    let (_, searcher) = cluster.key(account);
+    for addr in addrs {
+        for (word, post_id) in [("quokkaphile", 120), ("wombatology", 131)] {
+            let found = eventually(Duration::from_secs(30), || {
+                let path = format!("/api/v1/search?q={word}");
+                let (status, body, _) = call(addr, &path, &searcher);
+                status == 200 && body["hits"][0]["post_id"] == post_id
+            });
+            assert!(found, "node {addr} finds post {post_id}");
+        }
+        assert_eq!(call(addr, "/api/v1/posts/131", &key).0, 200);
+    }
+
+    // 130 requests of one new key over both nodes within a minute: exactly 120 pass.
+    let (_, limited) = cluster.key(account);
+    let passed = (0..130)
+        .filter(|i| call(addrs[i % 2], "/api/v1/posts/101", &limited).0 == 200)
+        .count();
+    assert_eq!(passed, 120);
+
+    // A key revoked through one node's process is refused by the other at once.
+    let revoked = cluster.cli("a", &["keys", "revoke", &key_id]);
+    assert_eq!(revoked["status"], "revoked");
+    assert_eq!(call(addrs[1], "/api/v1/posts/101", &key).0, 401);
+    assert_eq!(call(addrs[0], "/api/v1/posts/101", &key).0, 401);
+}
+
+#[test]
+fn a_node_killed_mid_traffic_leaves_the_other_serving_and_nothing_charged_twice() {
+    let cluster = Cluster::new(&redis_url());
+    cluster.import("a", &corpus_lines(101, 130, (120, "quokkaphile")));
+    let account = cluster.account(100_000);
+    let (_, key) = cluster.key(account);
+    let doomed = cluster.serve("a", &[]);
+    let survivor = cluster.serve("b", &[]);
+    let (doomed_addr, survivor_addr) = (doomed.addr, survivor.addr);
+
+    let served: Vec<String> = std::thread::scope(|scope| {
+        let clients: Vec<_> = (0..4)
+            .map(|i| {
+                let key = key.as_str();
+                scope.spawn(move || {
+                    let mut served = Vec::new();
+                    for n in 0..150 {
+                        let addr = if (i + n) % 2 == 0 {
+                            doomed_addr
+                        } else {
+                            survivor_addr
+                        };
+                        let path = format!("/api/v1/posts/{}", 101 + n % 30);
+                        if let Ok(response) = get_response(addr, &path, key)
+                            && response.status == 200
+                        {
+                            served.push(response.request_id.expect("a request id"));
+                        }
+                    }
+                    served
+                })
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(300));
+        doomed.kill();
+        clients
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    // The survivor kept serving after the kill.
+    assert_eq!(call(survivor_addr, "/api/v1/posts/101", &key).0, 200);
+    let debits = cluster.debits(account);
+    let mut unique = debits.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), debits.len(), "one debit per request id");
+    for request_id in &served {
+        assert_eq!(
+            debits.iter().filter(|d| *d == request_id).count(),
+            1,
+            "request {request_id} was served and charged once"
+        );
+    }
+    // Charged but unanswered: at most the requests in flight when the node died (one per
+    // client), plus the survivor's check above.
+    let charged_unanswered = debits.len() - served.len() - 1;
+    assert!(
+        charged_unanswered <= 4,
+        "{} debits, {} served",
+        debits.len(),
+        served.len()
+    );
+}
+
+/// A `redis-server` of the test's own, on a free port, that it may stop and start again.
+struct PrivateRedis {
+    port: u16,
+    child: Option<Child>,
+}
+
+impl PrivateRedis {
+    fn start() -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let mut redis = Self { port, child: None };
+        redis.start_again();
+        redis
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    fn start_again(&mut self) {
+        let child = Command::new("redis-server")
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server (install Debian's redis-server)");
+        self.child = Some(child);
+        let addr: SocketAddr = ([127, 0, 0, 1], self.port).into();
+        assert!(eventually(Duration::from_secs(20), || {
+            std::net::TcpStream::connect(addr).is_ok()
+        }));
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for PrivateRedis {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+#[test]
+fn redis_or_postgres_down_is_a_503_charging_nothing_and_service_resumes_without_a_restart() {
+    let postgres = forumdex_testkit::postgres::PrivatePostgres::start().expect("PostgreSQL");
+    let mut redis = PrivateRedis::start();
+    let cluster = Cluster::on(postgres.url(), &redis.url());
+    cluster.import("a", &corpus_lines(101, 105, (101, "quokkaphile")));
+    let account = cluster.account(100);
+    let (_, key) = cluster.key(account);
+    let node = cluster.serve("a", &[]);
+    assert_eq!(call(node.addr, "/api/v1/posts/101", &key).0, 200);
+
+    redis.stop();
+    let (status, body, _) = call(node.addr, "/api/v1/posts/101", &key);
+    assert_eq!(status, 503, "{body}");
+    assert!(
+        body["error"].is_string(),
+        "the contract's error body: {body}"
+    );
+    assert_eq!(body["creditsCharged"], 0, "{body}");
+    redis.start_again();
+    assert!(eventually(Duration::from_secs(30), || {
+        call(node.addr, "/api/v1/posts/101", &key).0 == 200
+    }));
+
+    postgres.stop().expect("stop PostgreSQL");
+    let (status, body, _) = call(node.addr, "/api/v1/posts/102", &key);
+    assert_eq!(status, 503, "{body}");
+    assert!(
+        body["error"].is_string(),
+        "the contract's error body: {body}"
+    );
+    assert_eq!(body["creditsCharged"], 0, "{body}");
+    postgres.start_again().expect("start PostgreSQL");
+    assert!(eventually(Duration::from_secs(30), || {
+        call(node.addr, "/api/v1/posts/102", &key).0 == 200
+    }));
+    // Charged: the three 200s only.
+    assert_eq!(cluster.debits(account).len(), 3);
+}
