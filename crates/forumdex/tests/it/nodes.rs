@@ -402,3 +402,145 @@ fn redis_or_postgres_down_is_a_503_charging_nothing_and_service_resumes_without_
     // Charged: the three 200s only.
     assert_eq!(cluster.debits(account).len(), 3);
 }
+
+/// The first post of a corpus file: (post id, topic id, author's profile id).
+fn first_post(corpus: &std::path::Path) -> (i64, i64, i64) {
+    let text = std::fs::read_to_string(corpus).expect("read corpus");
+    let post: Value = text
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).expect("a JSON line"))
+        .find(|record| record["kind"] == "post" && record["author"]["profile_id"].is_i64())
+        .expect("a post with an author");
+    let id = |v: &Value| v.as_i64().expect("an id");
+    (
+        id(&post["post_id"]),
+        id(&post["topic_id"]),
+        id(&post["author"]["profile_id"]),
+    )
+}
+
+/// A response body of the server at `addr` without what differs between two servers by
+/// design: request ids, the snapshot's instants, cursors signed with each deployment's
+/// secret, and the server's own address in CDN URLs.
+fn comparable(body: Value, addr: SocketAddr) -> Value {
+    let text = body.to_string().replace(&addr.to_string(), "server");
+    let mut body: Value = serde_json::from_str(&text).expect("JSON");
+    if let Some(object) = body.as_object_mut() {
+        for volatile in [
+            "snapshot_at",
+            "cursor_expires_at",
+            "next_cursor",
+            "requestId",
+        ] {
+            object.remove(volatile);
+        }
+    }
+    body
+}
+
+#[test]
+fn an_embedded_deployment_copied_into_postgres_serves_the_same_answers() {
+    let embedded_dir = tempfile::tempdir().expect("temp dir");
+    let embedded = embedded_dir.path().join("data");
+    let corpus = embedded_dir.path().join("corpus.jsonl");
+    let run = |args: &[&str]| {
+        let out = forumdex_command(&embedded)
+            .arg("--json")
+            .args(args)
+            .output()
+            .expect("run forumdex");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).expect("JSON")
+    };
+    run(&[
+        "generate",
+        "--posts",
+        "400",
+        "--seed",
+        "11",
+        "--out",
+        corpus.to_str().unwrap(),
+    ]);
+    let imported = run(&["import", corpus.to_str().unwrap()]);
+    assert!(
+        imported["images_cached"].as_u64().unwrap() > 0,
+        "{imported}"
+    );
+    let account = run(&[
+        "accounts",
+        "create",
+        "--email",
+        "copy@example.com",
+        "--credits",
+        "50",
+    ]);
+    let account = account["account_id"].as_i64().unwrap();
+    let key = run(&["keys", "create", "--account", &account.to_string()]);
+    let key = key["key"].as_str().unwrap().to_owned();
+
+    let cluster = Cluster::new(&redis_url());
+    let from = embedded.to_str().unwrap();
+    let copied = cluster.cli("p", &["db", "copy", "--from", from]);
+    for (table, at_least) in [("post_versions", 400), ("accounts", 1), ("api_keys", 1)] {
+        assert!(
+            copied[table].as_u64().unwrap() >= at_least,
+            "{table}: {copied}"
+        );
+    }
+    assert!(copied["image_files"].as_u64().unwrap() > 0, "{copied}");
+    let again = cluster.cli("p", &["db", "copy", "--from", from]);
+    let copied_again: u64 = again
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(copied_again, 0, "a second copy copies nothing: {again}");
+    let shown = cluster.cli("p", &["accounts", "show", &account.to_string()]);
+    assert_eq!(shown["credits"], 50);
+
+    let before = ServeProcess::start(&embedded);
+    let after = cluster.serve("p", &[]);
+    let (post, topic, profile) = first_post(&corpus);
+    for path in [
+        format!("/api/v1/posts/{post}"),
+        format!("/api/v1/topics/{topic}"),
+        format!("/api/v1/profiles/{profile}"),
+        format!("/api/v1/topics/{topic}/posts?limit=5"),
+        format!("/api/v1/profiles/{profile}/posts?limit=5&order=desc"),
+    ] {
+        let (status, old, _) = call(before.addr, &path, &key);
+        assert_eq!(status, 200, "{path}: {old}");
+        let (status, new, _) = call(after.addr, &path, &key);
+        assert_eq!(status, 200, "{path}: {new}");
+        let (new, old) = (comparable(new, after.addr), comparable(old, before.addr));
+        assert_eq!(new, old, "{path}");
+    }
+    // Every image object of the embedded folder is served by the new deployment's CDN.
+    let objects: Vec<String> = std::fs::read_dir(embedded.join("images"))
+        .expect("image folders")
+        .flat_map(|folder| std::fs::read_dir(folder.expect("folder").path()).expect("objects"))
+        .map(|file| {
+            file.expect("object")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(
+        objects.len() as u64,
+        copied["image_files"].as_u64().unwrap()
+    );
+    for object in &objects {
+        let path = format!("/cdn/{object}");
+        assert_eq!(
+            get_response(after.addr, &path, "").unwrap().status,
+            200,
+            "{path}"
+        );
+    }
+}

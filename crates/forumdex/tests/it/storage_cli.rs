@@ -61,3 +61,22 @@ fn the_embedded_storage_named_in_a_config_file_is_the_data_folder() {
     assert_eq!(created["credits"], 0);
     assert!(data.join("accounts.sqlite").is_file());
 }
+
+#[test]
+fn db_commands_need_postgres_and_say_so() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path().join("data");
+    let message = fails(&data, &["db", "migrate"]);
+    assert!(message.contains("storage = \"postgres\""), "{message}");
+    let message = fails(&data, &["db", "copy", "--from", "/nonexistent"]);
+    assert!(message.contains("storage = \"postgres\""), "{message}");
+    assert!(!data.exists(), "nothing was created");
+
+    let config = dir.path().join("forumdex.toml");
+    std::fs::write(&config, "storage = \"postgres\"\n").expect("write config");
+    let message = fails(
+        &data,
+        &["--config", config.to_str().unwrap(), "db", "migrate"],
+    );
+    assert!(message.contains("database_url"), "{message}");
+}
