@@ -65,6 +65,10 @@ pub struct Settings {
     /// (`postgres://user:password@host:port/database`). Default none.
     #[serde(default)]
     pub database_url: Option<Secret>,
+    /// The folder of the AVIF image objects; several nodes share one by mounting it.
+    /// Default `{data}/images`. (`s3://` object stores are refused: not available yet.)
+    #[serde(default)]
+    pub images_url: Option<PathBuf>,
     /// The cursor HMAC key file; every node of one deployment uses the same. Default
     /// `{data}/cursor-secret`.
     #[serde(default)]
@@ -279,6 +283,7 @@ const NAMES: &[(&str, bool)] = &[
     ("max_concurrent_requests", true),
     ("storage", false),
     ("database_url", false),
+    ("images_url", false),
     ("cursor_secret_file", false),
     ("rate_limiter", false),
     ("redis_url", false),
@@ -382,6 +387,18 @@ impl Settings {
             bail!("cursor_secret_file must name a file");
         }
         settings.check_storage()?;
+        if let Some(images) = &settings.images_url {
+            let text = images.to_string_lossy();
+            if text.is_empty() {
+                bail!("images_url must name a folder");
+            }
+            if text.contains("://") {
+                bail!(
+                    "images_url {text:?}: object stores (s3://) are not available yet; name a \
+                     folder, shared by the nodes through a mount"
+                );
+            }
+        }
         match (settings.rate_limiter(), &settings.redis_url) {
             (RateLimiterSetting::Redis, None) if settings.rate_limiter.is_none() => bail!(
                 "storage = \"postgres\" shares rate limits through Redis by default: set \
@@ -492,6 +509,7 @@ impl Settings {
                 .cursor_secret_file
                 .clone()
                 .unwrap_or(defaults.cursor_secret_file),
+            images_dir: self.images_url.clone().unwrap_or(defaults.images_dir),
             data_dir: defaults.data_dir,
         }
     }
@@ -725,6 +743,12 @@ mod tests {
             ("FORUMDEX_TLS_CERT", "/x.pem", "tls_key"),
             ("FORUMDEX_STORAGE", "cloud", "storage"),
             ("FORUMDEX_STORAGE", "postgres", "database_url"),
+            (
+                "FORUMDEX_IMAGES_URL",
+                "s3://bucket/images",
+                "not available yet",
+            ),
+            ("FORUMDEX_IMAGES_URL", "", "images_url"),
             (
                 "FORUMDEX_DATABASE_URL",
                 "postgres://db/forumdex",

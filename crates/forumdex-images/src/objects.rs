@@ -52,12 +52,19 @@ impl LocalImageObjects {
 
     /// The objects of data folder `data_dir` (`<data_dir>/images`, created when missing).
     pub fn open_in(data_dir: &Path) -> Result<Self, ObjectError> {
-        let root = data_dir.join(Self::FOLDER);
-        std::fs::create_dir_all(&root).map_err(|source| ObjectError {
-            path: root.clone(),
+        Self::open(&data_dir.join(Self::FOLDER))
+    }
+
+    /// The objects in folder `root` (created when missing): a data folder's `images`, or a
+    /// folder every node mounts (setting `images_url`).
+    pub fn open(root: &Path) -> Result<Self, ObjectError> {
+        std::fs::create_dir_all(root).map_err(|source| ObjectError {
+            path: root.to_owned(),
             source,
         })?;
-        Ok(Self { root })
+        Ok(Self {
+            root: root.to_owned(),
+        })
     }
 
     fn path_of(&self, sha256: &str) -> PathBuf {

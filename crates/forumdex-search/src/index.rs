@@ -52,6 +52,8 @@ const SMALL_SEGMENT_DOCS: u32 = 50_000;
 const SEGMENTS_PER_MERGE: usize = 4;
 const STATE_FILE: &str = "state.json";
 
+mod seed;
+
 /// The fields of every language index.
 #[derive(Debug, Clone, Copy)]
 pub struct Fields {
@@ -217,6 +219,14 @@ impl SearchIndexes {
         };
         this.refresh()?;
         Ok(this)
+    }
+
+    /// Copies another node's indexes (`<source>/search`, which may be serving) into
+    /// `<data_dir>/search`, which must hold none yet, so a new node starts from them
+    /// instead of rebuilding; returns the corpus sequence the copy reflects, from which the
+    /// next sync continues.
+    pub fn seed_from(source: &Path, data_dir: &Path) -> Result<i64, SearchError> {
+        seed::seed_from(source, data_dir)
     }
 
     /// The fields of every index.

@@ -79,6 +79,9 @@ pub struct StorageSettings {
     pub cursor_secret_file: PathBuf,
     /// The rate limiter.
     pub rate_limiter: RateLimiterKind,
+    /// The folder of the AVIF image objects (setting `images_url`; default
+    /// `{data_dir}/images`). Several nodes share one by mounting it.
+    pub images_dir: PathBuf,
 }
 
 impl StorageSettings {
@@ -89,6 +92,7 @@ impl StorageSettings {
             kind: StorageKind::Embedded,
             cursor_secret_file: data_dir.join(CURSOR_SECRET_FILE),
             rate_limiter: RateLimiterKind::Local,
+            images_dir: data_dir.join(LocalImageObjects::FOLDER),
             data_dir,
         }
     }
@@ -245,15 +249,13 @@ impl Storage {
         Ok(counts)
     }
 
-    /// Opens (creating when needed) the store of AVIF image objects.
+    /// Opens (creating when needed) the store of AVIF image objects: the folder of the
+    /// setting `images_url`, whatever the storage kind.
     pub fn image_objects(&self) -> anyhow::Result<Arc<dyn ImageObjects>> {
-        match &self.settings.kind {
-            StorageKind::Embedded | StorageKind::Postgres { .. } => {
-                let objects = LocalImageObjects::open_in(self.data_dir())
-                    .with_context(|| format!("opening the image objects in {}", self.where_()))?;
-                Ok(Arc::new(objects))
-            }
-        }
+        let folder = &self.settings.images_dir;
+        let objects = LocalImageObjects::open(folder)
+            .with_context(|| format!("opening the image objects in {}", folder.display()))?;
+        Ok(Arc::new(objects))
     }
 
     /// The per-key rate limiter. A Redis one connects at its first check, so this fails

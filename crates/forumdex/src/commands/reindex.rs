@@ -1,6 +1,10 @@
 //! `forumdex reindex`: rebuild every search index from the corpus (after a change of
 //! analyzers or quality rules). Stop the server first: it holds the index writers while it
-//! syncs.
+//! syncs. `reindex --from DIR` instead starts a new node of a deployment from a copy of
+//! another node's indexes (DIR is that node's data folder; it may be serving), then
+//! catches up with the corpus.
+
+use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
@@ -12,16 +16,27 @@ use crate::output::print_json;
 
 /// Arguments of `forumdex reindex`.
 #[derive(Debug, Args)]
-pub struct ReindexArgs {}
+pub struct ReindexArgs {
+    /// Copy the indexes of another node's data folder (of the same deployment) instead of
+    /// rebuilding, then catch up with the corpus. The data folder must hold none yet.
+    #[arg(long, value_name = "DIR")]
+    pub from: Option<PathBuf>,
+}
 
 /// Runs `forumdex reindex`.
-pub fn run(global: &GlobalArgs, _args: ReindexArgs) -> anyhow::Result<()> {
+pub fn run(global: &GlobalArgs, args: ReindexArgs) -> anyhow::Result<()> {
     let storage = storage(global)?;
     let corpus = storage.corpus()?;
+    if let Some(source) = &args.from {
+        SearchIndexes::seed_from(source, storage.data_dir())
+            .with_context(|| format!("copying the search indexes of {}", source.display()))?;
+    }
     let indexes = SearchIndexes::open(storage.data_dir()).context("opening the search indexes")?;
-    let report = indexes
-        .rebuild(corpus.read.as_ref())
-        .context("rebuilding the search indexes")?;
+    let report = match args.from {
+        Some(_) => indexes.sync(corpus.read.as_ref()),
+        None => indexes.rebuild(corpus.read.as_ref()),
+    }
+    .context("rebuilding the search indexes")?;
     if global.json {
         print_json(&report)
     } else {
@@ -31,9 +46,10 @@ pub fn run(global: &GlobalArgs, _args: ReindexArgs) -> anyhow::Result<()> {
             .map(|(key, docs)| format!("{key} {docs}"))
             .collect();
         println!(
-            "indexed {} posts ({} low-quality replies hidden) up to sequence {}; documents per index: {}",
+            "indexed {} posts ({} low-quality replies hidden) from sequence {} up to sequence {}; documents per index: {}",
             report.posts_indexed,
             report.posts_hidden,
+            report.from_seq,
             report.synced_seq,
             per_index.join(", ")
         );

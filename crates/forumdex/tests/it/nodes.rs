@@ -87,6 +87,17 @@ impl Cluster {
         serde_json::from_slice(&out.stdout).expect("one JSON object")
     }
 
+    /// Runs `forumdex ARGS` as node `node` would, which must fail; its message.
+    fn cli_fails(&self, node: &str, args: &[&str]) -> String {
+        let out = self
+            .command(node)
+            .args(args)
+            .output()
+            .expect("run forumdex");
+        assert!(!out.status.success(), "{args:?} succeeded");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    }
+
     /// Imports corpus lines through node `node`.
     fn import(&self, node: &str, lines: &str) {
         let file = self
@@ -312,6 +323,84 @@ fn a_node_killed_mid_traffic_leaves_the_other_serving_and_nothing_charged_twice(
         debits.len(),
         served.len()
     );
+}
+
+#[test]
+fn image_objects_in_a_shared_folder_are_served_by_every_node() {
+    let mut cluster = Cluster::new(&redis_url());
+    let shared = cluster.dir.path().join("shared-images");
+    cluster
+        .env
+        .push(("FORUMDEX_IMAGES_URL", shared.display().to_string()));
+    let corpus = cluster.dir.path().join("generated.jsonl");
+    let corpus_arg = corpus.to_str().expect("utf-8 path");
+    cluster.cli(
+        "a",
+        &[
+            "generate", "--posts", "300", "--seed", "5", "--out", corpus_arg,
+        ],
+    );
+    let imported = cluster.cli("a", &["import", corpus_arg]);
+    let cached = imported["images_cached"].as_u64().expect("a count");
+    assert!(cached > 0, "{imported}");
+    assert!(
+        !cluster.data("a").join("images").exists(),
+        "objects go to the shared folder"
+    );
+    let objects: Vec<String> = std::fs::read_dir(&shared)
+        .expect("the shared folder")
+        .flat_map(|folder| std::fs::read_dir(folder.expect("folder").path()).expect("objects"))
+        .map(|file| {
+            file.expect("object")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(objects.len() as u64, cached);
+    let other = cluster.serve("b", &[]);
+    for object in &objects {
+        let path = format!("/cdn/{object}");
+        assert_eq!(
+            get_response(other.addr, &path, "").unwrap().status,
+            200,
+            "{path}"
+        );
+    }
+}
+
+#[test]
+fn a_new_node_starts_from_a_copy_of_another_nodes_indexes_and_catches_up() {
+    let cluster = Cluster::new(&redis_url());
+    cluster.import("a", &corpus_lines(101, 130, (120, "quokkaphile")));
+    // Imported through a third node: in PostgreSQL, not in node A's indexes.
+    cluster.import("c", &corpus_lines(131, 131, (131, "wombatology")));
+    let source = cluster.data("a");
+    let source = source.to_str().expect("utf-8 path");
+    let seeded = cluster.cli("b", &["reindex", "--from", source]);
+    assert_eq!(
+        seeded["from_seq"], 1,
+        "copied at node A's sequence: {seeded}"
+    );
+    assert_eq!(seeded["synced_seq"], 2, "{seeded}");
+    assert_eq!(
+        seeded["posts_indexed"], 1,
+        "only the later post was indexed: {seeded}"
+    );
+    let message = cluster.cli_fails("b", &["reindex", "--from", source]);
+    assert!(
+        message.contains("already holds search indexes"),
+        "{message}"
+    );
+
+    let account = cluster.account(10);
+    let (_, key) = cluster.key(account);
+    let node = cluster.serve("b", &[]);
+    for (word, post_id) in [("quokkaphile", 120), ("wombatology", 131)] {
+        let (status, body, _) = call(node.addr, &format!("/api/v1/search?q={word}"), &key);
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["hits"][0]["post_id"], post_id, "{body}");
+    }
 }
 
 /// A `redis-server` of the test's own, on a free port, that it may stop and start again.
