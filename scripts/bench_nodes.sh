@@ -61,8 +61,8 @@ timed() {
     shift 2
     /usr/bin/time -f '%e %M' -o "$WORK/time" "$@" > "$WORK/$label.out"
     read -r wall rss < "$WORK/time"
-    record "$setup" "$(jq -nc --arg label "$label" --argjson wall "$wall" --argjson rss "$rss" \
-        '{label: $label, wall_s: $wall, peak_rss_mib: (($rss / 1024) | round)}')"
+    record "$setup" "$(jq -nc --arg what "$label" --argjson wall "$wall" --argjson rss "$rss" \
+        '{label: $what, wall_s: $wall, peak_rss_mib: (($rss / 1024) | round)}')"
 }
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; commit $(git rev-parse --short HEAD); posts $POSTS" \
     | tee "$WORK/machine.txt"
