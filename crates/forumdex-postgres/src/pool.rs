@@ -24,10 +24,13 @@ use rand::Rng;
 const MAX_IDLE_CONNECTIONS: usize = 16;
 /// How long opening a connection may take, unless the URL says otherwise.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
-/// What every connection sets: bounds on statements and lock waits (milliseconds), and
-/// only warnings from the server in the log (not the notices of idempotent DDL).
-const SESSION_OPTIONS: &str =
-    "-c statement_timeout=10000 -c lock_timeout=10000 -c client_min_messages=warning";
+/// What every connection sets: bounds on statements and lock waits (milliseconds); only
+/// warnings from the server in the log (not the notices of idempotent DDL); and no JIT
+/// compilation: a listing page's cursor over a large topic is estimated above
+/// `jit_above_cost`, and compiling it took 230 ms where running it takes under one
+/// (BENCHMARKS.md "Several nodes").
+const SESSION_OPTIONS: &str = "-c statement_timeout=10000 -c lock_timeout=10000 \
+     -c client_min_messages=warning -c jit=off";
 /// How many times a transaction that lost a race (serialization failure, deadlock, a
 /// concurrent insert of the same key) runs again before its error is returned.
 const MAX_ATTEMPTS: u32 = 12;
@@ -291,6 +294,18 @@ impl PgPool {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Client>> {
         self.idle.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Drop for PgPool {
+    /// Closes the idle connections on a thread of their own: closing one blocks on the
+    /// client's own runtime, which may not run inside another, and a server drops its pool
+    /// from async code when it stops.
+    fn drop(&mut self) {
+        let idle = std::mem::take(&mut *self.lock());
+        if !idle.is_empty() {
+            let _ = std::thread::spawn(move || drop(idle)).join();
+        }
     }
 }
 

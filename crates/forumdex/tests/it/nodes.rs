@@ -258,6 +258,11 @@ fn two_nodes_share_credits_limits_cursors_revocations_and_imports() {
     assert_eq!(revoked["status"], "revoked");
     assert_eq!(call(addrs[1], "/api/v1/posts/101", &key).0, 401);
     assert_eq!(call(addrs[0], "/api/v1/posts/101", &key).0, 401);
+
+    // Stopped as a service manager stops them, the nodes exit cleanly.
+    for node in nodes {
+        assert!(node.stop().success(), "a clean exit");
+    }
 }
 
 #[test]

@@ -67,6 +67,14 @@ impl ServeProcess {
         Self { child, addr }
     }
 
+    /// Asks it to stop (SIGTERM, as a service manager does) and waits for its exit.
+    pub fn stop(mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args(["-TERM", &pid]).status();
+        assert!(sent.expect("run kill").success(), "SIGTERM sent");
+        self.child.wait().expect("reap the server")
+    }
+
     /// SIGKILLs it and reaps it.
     pub fn kill(mut self) {
         self.child.kill().expect("SIGKILL the server");
