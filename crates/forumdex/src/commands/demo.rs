@@ -9,6 +9,7 @@ use forumdex_api::settings::PaymentProviderSetting;
 use forumdex_corpus::{ChangePosition, CorpusRead, Millis, PostDoc};
 use forumdex_generate::{GenerateConfig, generate};
 use forumdex_ingest::source::Source;
+use forumdex_search::SearchIndexes;
 
 use crate::cli::GlobalArgs;
 use crate::commands::{import, serve};
@@ -60,6 +61,11 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> anyhow::Result<()> {
             5_000,
             true,
         )?;
+        // Index before serving, as `forumdex import` does: the server's own sync would
+        // take a moment, and a search in that moment would find nothing.
+        SearchIndexes::open(storage.data_dir())
+            .and_then(|indexes| indexes.sync(corpus.read.as_ref()))
+            .context("indexing the demo corpus")?;
         println!(
             "Imported {} lines ({} post records, {} topic records, {} profile records, {} images cached as AVIF).",
             summary.accepted,

@@ -1,9 +1,11 @@
-//! `forumdex import` makes posts searchable; `forumdex reindex --json` rebuilds and reports.
+//! `forumdex import` makes posts searchable; `forumdex reindex --json` rebuilds and reports;
+//! `forumdex demo` serves searches from its first request.
 
 use forumdex_search::SearchIndexes;
 use serde_json::json;
 
 use crate::helpers::json_ok;
+use crate::serve::{ServeProcess, get_response};
 
 #[test]
 fn import_indexes_and_reindex_rebuilds() {
@@ -71,4 +73,18 @@ fn indexing_beside_the_import_ends_where_a_rebuild_ends() {
         "documents per index, indexed during the import and rebuilt"
     );
     assert_eq!(while_importing.values().sum::<u64>(), posts);
+}
+
+#[test]
+fn the_demo_finds_posts_from_its_first_search() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path();
+    let demo = ServeProcess::start_command(data, "demo", &[]);
+    let key = json_ok(data, &["keys", "create", "--account", "1"]);
+    let key = key["key"].as_str().expect("a key");
+    let response =
+        get_response(demo.addr, "/api/v1/search?q=hardware+wallet", key).expect("an answer");
+    assert_eq!(response.status, 200, "{}", response.body);
+    let body: serde_json::Value = serde_json::from_str(&response.body).expect("JSON");
+    assert!(body["total"].as_u64().expect("a total") > 0, "{body}");
 }

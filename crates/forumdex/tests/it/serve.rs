@@ -35,8 +35,14 @@ impl ServeProcess {
     /// [`Self::start`] with settings given as `FORUMDEX_*` variables (`env`), which may
     /// override the rate limit this sets very high.
     pub fn start_with(data: &Path, env: &[(&str, &str)]) -> Self {
+        Self::start_command(data, "serve", env)
+    }
+
+    /// `forumdex --data DATA COMMAND --listen 127.0.0.1:0` (`serve` or `demo`), as
+    /// [`Self::start_with`].
+    pub fn start_command(data: &Path, command: &str, env: &[(&str, &str)]) -> Self {
         let mut child = forumdex_command(data)
-            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args([command, "--listen", "127.0.0.1:0"])
             .env("RUST_LOG", "info")
             .env("FORUMDEX_RATE_LIMIT_PER_MINUTE", "100000000")
             .envs(env.iter().copied())
