@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use forumdex_dashboard::{CreditPack, DEFAULT_CREDIT_PACKS};
+use forumdex_images::ImagesLocation;
 use forumdex_storage::{RateLimiterKind, Storage, StorageKind, StorageSettings};
 use ipnet::IpNet;
 use serde::{Deserialize, Deserializer};
@@ -65,10 +66,11 @@ pub struct Settings {
     /// (`postgres://user:password@host:port/database`). Default none.
     #[serde(default)]
     pub database_url: Option<Secret>,
-    /// The folder of the AVIF image objects; several nodes share one by mounting it.
-    /// Default `{data}/images`. (`s3://` object stores are refused: not available yet.)
+    /// Where the AVIF image objects live: a folder (several nodes share one by mounting it),
+    /// or `s3://bucket/prefix` in an S3-compatible store (endpoint and credentials from the
+    /// usual AWS variables). Default `{data}/images`.
     #[serde(default)]
-    pub images_url: Option<PathBuf>,
+    pub images_url: Option<String>,
     /// The cursor HMAC key file; every node of one deployment uses the same. Default
     /// `{data}/cursor-secret`.
     #[serde(default)]
@@ -388,16 +390,7 @@ impl Settings {
         }
         settings.check_storage()?;
         if let Some(images) = &settings.images_url {
-            let text = images.to_string_lossy();
-            if text.is_empty() {
-                bail!("images_url must name a folder");
-            }
-            if text.contains("://") {
-                bail!(
-                    "images_url {text:?}: object stores (s3://) are not available yet; name a \
-                     folder, shared by the nodes through a mount"
-                );
-            }
+            ImagesLocation::parse(images).map_err(anyhow::Error::msg)?;
         }
         match (settings.rate_limiter(), &settings.redis_url) {
             (RateLimiterSetting::Redis, None) if settings.rate_limiter.is_none() => bail!(
@@ -509,7 +502,9 @@ impl Settings {
                 .cursor_secret_file
                 .clone()
                 .unwrap_or(defaults.cursor_secret_file),
-            images_dir: self.images_url.clone().unwrap_or(defaults.images_dir),
+            images: self.images_url.as_deref().map_or(defaults.images, |text| {
+                ImagesLocation::parse(text).expect("images_url is checked when settings are read")
+            }),
             data_dir: defaults.data_dir,
         }
     }
@@ -745,8 +740,13 @@ mod tests {
             ("FORUMDEX_STORAGE", "postgres", "database_url"),
             (
                 "FORUMDEX_IMAGES_URL",
-                "s3://bucket/images",
-                "not available yet",
+                "s3://Bucket/images",
+                "not a bucket name",
+            ),
+            (
+                "FORUMDEX_IMAGES_URL",
+                "https://cdn.example/images",
+                "not an image store",
             ),
             ("FORUMDEX_IMAGES_URL", "", "images_url"),
             (

@@ -6,15 +6,29 @@ use std::path::{Path, PathBuf};
 use forumdex_corpus::ImageObject;
 use sha2::{Digest, Sha256};
 
-/// A failure of the object storage (I/O); the caller reports it and leaves the image out.
+/// A failure of the object storage (I/O, or the object store's service); the caller reports
+/// it and leaves the image out.
 #[derive(Debug, thiserror::Error)]
-#[error("image objects at {path}: {source}")]
+#[error("image objects at {place}: {source}")]
 pub struct ObjectError {
-    /// The file or folder concerned.
-    pub path: PathBuf,
-    /// The I/O error.
+    /// The file, folder or object concerned.
+    pub place: String,
+    /// What failed.
     #[source]
-    pub source: io::Error,
+    pub source: Box<dyn std::error::Error + Send + Sync>,
+}
+
+impl ObjectError {
+    /// `source` at `place`.
+    pub fn new(
+        place: impl std::fmt::Display,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        Self {
+            place: place.to_string(),
+            source: source.into(),
+        }
+    }
 }
 
 /// Content-addressed AVIF objects. Objects are immutable: the same bytes always have the
@@ -39,6 +53,11 @@ pub fn is_object_name(name: &str) -> bool {
     name.len() == 64 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
+/// Where object `sha256` lives below a folder or a key prefix: `<first two hex digits>/<sha256>.avif`.
+pub(crate) fn object_key(sha256: &str) -> String {
+    format!("{}/{sha256}.avif", &sha256[..2])
+}
+
 /// Objects as files `<root>/<first two hex digits>/<sha256>.avif`, written to a temporary
 /// file and renamed into place, so a reader never sees a partial object.
 #[derive(Debug, Clone)]
@@ -58,17 +77,14 @@ impl LocalImageObjects {
     /// The objects in folder `root` (created when missing): a data folder's `images`, or a
     /// folder every node mounts (setting `images_url`).
     pub fn open(root: &Path) -> Result<Self, ObjectError> {
-        std::fs::create_dir_all(root).map_err(|source| ObjectError {
-            path: root.to_owned(),
-            source,
-        })?;
+        std::fs::create_dir_all(root).map_err(|err| ObjectError::new(root.display(), err))?;
         Ok(Self {
             root: root.to_owned(),
         })
     }
 
     fn path_of(&self, sha256: &str) -> PathBuf {
-        self.root.join(&sha256[..2]).join(format!("{sha256}.avif"))
+        self.root.join(object_key(sha256))
     }
 }
 
@@ -84,10 +100,7 @@ impl ImageObjects for LocalImageObjects {
             return Ok(object);
         }
         let folder = path.parent().expect("an object path has a folder");
-        let failed = |source| ObjectError {
-            path: path.clone(),
-            source,
-        };
+        let failed = |err: io::Error| ObjectError::new(path.display(), err);
         std::fs::create_dir_all(folder).map_err(failed)?;
         let mut file = tempfile::NamedTempFile::new_in(folder).map_err(failed)?;
         file.write_all(avif).map_err(failed)?;
@@ -104,7 +117,7 @@ impl ImageObjects for LocalImageObjects {
         match std::fs::read(&path) {
             Ok(bytes) => Ok(Some(bytes)),
             Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(source) => Err(ObjectError { path, source }),
+            Err(err) => Err(ObjectError::new(path.display(), err)),
         }
     }
 }

@@ -18,7 +18,7 @@ use forumdex_accounts::{
     AccountStore, DeveloperStore, InMemoryRateLimiter, RateLimiter, SqliteAccountStore,
 };
 use forumdex_corpus::{CorpusMaintenance, CorpusRead, CorpusWrite, SqliteCorpusStore};
-use forumdex_images::{ImageObjects, LocalImageObjects};
+use forumdex_images::{ImageObjects, ImagesLocation, LocalImageObjects};
 use forumdex_postgres::copy::{self, CopyCounts};
 use forumdex_postgres::{PgAccountStore, PgCorpusStore, PgPool};
 use forumdex_redis::RedisRateLimiter;
@@ -79,9 +79,9 @@ pub struct StorageSettings {
     pub cursor_secret_file: PathBuf,
     /// The rate limiter.
     pub rate_limiter: RateLimiterKind,
-    /// The folder of the AVIF image objects (setting `images_url`; default
-    /// `{data_dir}/images`). Several nodes share one by mounting it.
-    pub images_dir: PathBuf,
+    /// Where the AVIF image objects live (setting `images_url`; default the folder
+    /// `{data_dir}/images`). Several nodes share a mounted folder or an S3 bucket.
+    pub images: ImagesLocation,
 }
 
 impl StorageSettings {
@@ -92,7 +92,7 @@ impl StorageSettings {
             kind: StorageKind::Embedded,
             cursor_secret_file: data_dir.join(CURSOR_SECRET_FILE),
             rate_limiter: RateLimiterKind::Local,
-            images_dir: data_dir.join(LocalImageObjects::FOLDER),
+            images: ImagesLocation::Folder(data_dir.join(LocalImageObjects::FOLDER)),
             data_dir,
         }
     }
@@ -249,13 +249,14 @@ impl Storage {
         Ok(counts)
     }
 
-    /// Opens (creating when needed) the store of AVIF image objects: the folder of the
-    /// setting `images_url`, whatever the storage kind.
+    /// Opens the store of AVIF image objects of the setting `images_url`, whatever the
+    /// storage kind: a folder (created when needed), or an S3 bucket (reached at its first
+    /// use).
     pub fn image_objects(&self) -> anyhow::Result<Arc<dyn ImageObjects>> {
-        let folder = &self.settings.images_dir;
-        let objects = LocalImageObjects::open(folder)
-            .with_context(|| format!("opening the image objects in {}", folder.display()))?;
-        Ok(Arc::new(objects))
+        let location = &self.settings.images;
+        location
+            .open()
+            .with_context(|| format!("opening the image objects at {location}"))
     }
 
     /// The per-key rate limiter. A Redis one connects at its first check, so this fails

@@ -21,7 +21,8 @@
 //! - [`rate`]: `RateLimiter` ([`rate_limiter_conformance!`]).
 //! - [`images`]: `ImageObjects` ([`image_objects_conformance!`]).
 //!
-//! [`postgres`] starts the real PostgreSQL servers the PostgreSQL backends' tests run on.
+//! [`postgres`] starts the real PostgreSQL servers the PostgreSQL backends' tests run on,
+//! [`s3`] the real S3-compatible object store the S3 image objects' tests run on.
 
 pub mod accounts;
 pub mod corpus;
@@ -30,6 +31,7 @@ pub mod faults;
 pub mod images;
 pub mod postgres;
 pub mod rate;
+pub mod s3;
 
 use std::cell::RefCell;
 use std::path::Path;

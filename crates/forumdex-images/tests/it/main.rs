@@ -1,5 +1,7 @@
-//! Integration tests of forumdex-images: the local folder of objects passes the
-//! `ImageObjects` conformance suite of forumdex-testkit.
+//! Integration tests of forumdex-images: the local folder of objects and the S3 objects (on a
+//! real S3-compatible server) pass the `ImageObjects` conformance suite of forumdex-testkit.
+
+mod s3;
 
 use forumdex_images::LocalImageObjects;
 

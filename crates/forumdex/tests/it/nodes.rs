@@ -6,13 +6,15 @@
 //!
 //! PostgreSQL is forumdex-testkit's (a private server, or `FORUMDEX_TEST_DATABASE_URL`);
 //! Redis is `FORUMDEX_TEST_REDIS_URL` or the machine's on 127.0.0.1:6379 (`.ci/run` starts
-//! one), or a private `redis-server` where a test stops it.
+//! one), or a private `redis-server` where a test stops it. Image objects in S3 go to
+//! forumdex-testkit's S3-compatible server (SeaweedFS, or `FORUMDEX_TEST_S3_URL`).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use forumdex_testkit::s3::PrivateS3;
 use serde_json::Value;
 
 use crate::serve::{ServeProcess, forumdex_command, get_response};
@@ -138,6 +140,20 @@ impl Cluster {
         let mut env: Vec<(&str, &str)> = self.env.iter().map(|(k, v)| (*k, v.as_str())).collect();
         env.extend_from_slice(extra);
         ServeProcess::start_with(&self.data(name), &env)
+    }
+
+    /// The addresses of the image objects the shared corpus records.
+    fn image_objects(&self) -> Vec<String> {
+        let mut db = postgres::Client::connect(&self.database_url, postgres::NoTls)
+            .expect("connect to the test database");
+        db.query(
+            "SELECT DISTINCT avif_sha256 FROM image_objects ORDER BY 1",
+            &[],
+        )
+        .expect("read the image objects")
+        .iter()
+        .map(|row| row.get(0))
+        .collect()
     }
 
     /// The debits of `account` in the shared ledger: their request ids.
@@ -375,6 +391,90 @@ fn image_objects_in_a_shared_folder_are_served_by_every_node() {
 }
 
 #[test]
+fn image_objects_in_s3_are_served_by_every_node_and_an_outage_is_a_503() {
+    let s3 = PrivateS3::start().expect("a private S3-compatible server");
+    let store = s3.store();
+    let mut cluster = Cluster::new(&redis_url());
+    cluster
+        .env
+        .push(("FORUMDEX_IMAGES_URL", store.fresh_location().to_string()));
+    cluster.env.extend(store.env());
+    let corpus = cluster.dir.path().join("generated.jsonl");
+    let corpus_arg = corpus.to_str().expect("utf-8 path");
+    cluster.cli(
+        "a",
+        &[
+            "generate", "--posts", "300", "--seed", "5", "--out", corpus_arg,
+        ],
+    );
+    let imported = cluster.cli("a", &["import", corpus_arg]);
+    let cached = imported["images_cached"].as_u64().expect("a count");
+    assert!(cached > 0, "{imported}");
+    assert!(
+        !cluster.data("a").join("images").exists(),
+        "objects go to the bucket"
+    );
+    let objects = cluster.image_objects();
+    assert_eq!(objects.len() as u64, cached);
+
+    let other = cluster.serve("b", &[]);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let client = reqwest::Client::new();
+    let url = |sha256: &str| format!("http://{}/cdn/{sha256}.avif", other.addr);
+    runtime.block_on(async {
+        for sha256 in &objects {
+            let response = client.get(url(sha256)).send().await.expect("an answer");
+            assert_eq!(response.status(), 200, "{sha256}");
+            let headers = response.headers().clone();
+            assert_eq!(headers["etag"], format!("\"{sha256}\"").as_str());
+            assert_eq!(headers["content-type"], "image/avif");
+            assert_eq!(
+                headers["cache-control"],
+                "public, max-age=31536000, immutable"
+            );
+            let bytes = response.bytes().await.expect("the object");
+            assert_eq!(
+                &forumdex_images::sha256_hex(&bytes),
+                sha256,
+                "the same bytes"
+            );
+        }
+        let first = &objects[0];
+        let part = (client.get(url(first)).header("Range", "bytes=0-15"))
+            .send()
+            .await
+            .expect("an answer");
+        assert_eq!(part.status(), 206);
+        assert!(
+            part.headers()["content-range"]
+                .to_str()
+                .unwrap()
+                .starts_with("bytes 0-15/")
+        );
+        assert_eq!(part.bytes().await.unwrap().len(), 16);
+        let unchanged = (client.get(url(first)))
+            .header("If-None-Match", format!("\"{first}\""))
+            .send()
+            .await
+            .expect("an answer");
+        assert_eq!(unchanged.status(), 304);
+
+        s3.stop();
+        let down = client.get(url(first)).send().await.expect("an answer");
+        assert_eq!(down.status(), 503);
+        let body: Value = down.json().await.expect("a JSON error body");
+        assert!(body["error"].is_string(), "{body}");
+        assert!(body["requestId"].is_string(), "{body}");
+        s3.start_again().expect("start the S3 server again");
+        let back = client.get(url(first)).send().await.expect("an answer");
+        assert_eq!(back.status(), 200, "served again without a restart");
+    });
+}
+
+#[test]
 fn a_new_node_starts_from_a_copy_of_another_nodes_indexes_and_catches_up() {
     let cluster = Cluster::new(&redis_url());
     cluster.import("a", &corpus_lines(101, 130, (120, "quokkaphile")));
@@ -576,7 +676,13 @@ fn an_embedded_deployment_copied_into_postgres_serves_the_same_answers() {
     let key = run(&["keys", "create", "--account", &account.to_string()]);
     let key = key["key"].as_str().unwrap().to_owned();
 
-    let cluster = Cluster::new(&redis_url());
+    // Into PostgreSQL and an S3 bucket.
+    let mut cluster = Cluster::new(&redis_url());
+    let store = forumdex_testkit::s3::shared_store();
+    cluster
+        .env
+        .push(("FORUMDEX_IMAGES_URL", store.fresh_location().to_string()));
+    cluster.env.extend(store.env());
     let from = embedded.to_str().unwrap();
     let copied = cluster.cli("p", &["db", "copy", "--from", from]);
     for (table, at_least) in [("post_versions", 400), ("accounts", 1), ("api_keys", 1)] {
@@ -614,7 +720,9 @@ fn an_embedded_deployment_copied_into_postgres_serves_the_same_answers() {
         let (new, old) = (comparable(new, after.addr), comparable(old, before.addr));
         assert_eq!(new, old, "{path}");
     }
-    // Every image object of the embedded folder is served by the new deployment's CDN.
+    // Every image object of the embedded folder is served by the new deployment's CDN, from
+    // the bucket.
+    assert!(!cluster.data("p").join("images").exists());
     let objects: Vec<String> = std::fs::read_dir(embedded.join("images"))
         .expect("image folders")
         .flat_map(|folder| std::fs::read_dir(folder.expect("folder").path()).expect("objects"))
