@@ -149,8 +149,18 @@ impl S3ImageObjects {
 
     fn failed(&self, sha256: &str, err: object_store::Error) -> ObjectError {
         let (bucket, key) = (&self.location.bucket, self.key_of(sha256));
-        ObjectError::new(format_args!("s3://{bucket}/{key}"), err)
+        ObjectError::new(format_args!("s3://{bucket}/{key}"), concise(&err))
     }
+}
+
+/// What went wrong, without the XML error document a store adds to its status (the code
+/// and message in it repeat the status line, and a log line per image would carry it all).
+fn concise(err: &object_store::Error) -> String {
+    let text = err.to_string();
+    let before_document = text.split("<?xml").next().unwrap_or(&text);
+    before_document
+        .trim_end_matches([' ', ':', '\n'])
+        .to_owned()
 }
 
 impl ImageObjects for S3ImageObjects {
@@ -199,5 +209,29 @@ impl Drop for S3ImageObjects {
         if let Some(runtime) = self.runtime.take() {
             runtime.shutdown_background();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_leave_out_the_stores_xml_document() {
+        let err = object_store::Error::Generic {
+            store: "S3",
+            source: "PUT http://objects/b/k - 403 Forbidden: <?xml version=\"1.0\"?>\n<Error>\
+                     <Code>AccessDenied</Code></Error>"
+                .into(),
+        };
+        assert_eq!(
+            concise(&err),
+            "Generic S3 error: PUT http://objects/b/k - 403 Forbidden"
+        );
+        let plain = object_store::Error::Generic {
+            store: "S3",
+            source: "connection refused".into(),
+        };
+        assert_eq!(concise(&plain), "Generic S3 error: connection refused");
     }
 }
