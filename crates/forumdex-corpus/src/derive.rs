@@ -107,6 +107,85 @@ pub struct TopicPostFacts {
     pub merit_observed_at: Option<Millis>,
 }
 
+/// Sums over a topic's counted posts, which an import can also keep by difference (each
+/// backend's topic statistics add what a batch opened and subtract what it closed).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TopicSums {
+    /// How many.
+    pub post_count: i64,
+    /// Sum of their merit totals.
+    pub merit_total: i64,
+    /// Sum of their merit transactions.
+    pub merit_tx: i64,
+    /// Sum of their own distinct-sender counts.
+    pub merit_distinct_sum: i64,
+    /// How many of them have merit but do not list its senders (see
+    /// [`topic_distinct_senders`]).
+    pub merit_unlisted: i64,
+}
+
+impl std::ops::Add for TopicSums {
+    type Output = Self;
+
+    fn add(self, other: Self) -> Self {
+        Self {
+            post_count: self.post_count + other.post_count,
+            merit_total: self.merit_total + other.merit_total,
+            merit_tx: self.merit_tx + other.merit_tx,
+            merit_distinct_sum: self.merit_distinct_sum + other.merit_distinct_sum,
+            merit_unlisted: self.merit_unlisted + other.merit_unlisted,
+        }
+    }
+}
+
+impl std::ops::Sub for TopicSums {
+    type Output = Self;
+
+    fn sub(self, other: Self) -> Self {
+        Self {
+            post_count: self.post_count - other.post_count,
+            merit_total: self.merit_total - other.merit_total,
+            merit_tx: self.merit_tx - other.merit_tx,
+            merit_distinct_sum: self.merit_distinct_sum - other.merit_distinct_sum,
+            merit_unlisted: self.merit_unlisted - other.merit_unlisted,
+        }
+    }
+}
+
+/// Aggregates over a topic's counted posts at a snapshot, in one pass.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TopicAggregates {
+    /// The sums.
+    pub sums: TopicSums,
+    /// Greatest posting time.
+    pub last_post_at: Option<i64>,
+    /// Latest observation time.
+    pub merit_observed_at: Option<i64>,
+}
+
+impl TopicAggregates {
+    /// The facts the rules take, with the distinct senders picked by
+    /// [`topic_distinct_senders`] (`listed_senders` is asked only when the rule needs it).
+    pub fn facts<E>(
+        &self,
+        listed_senders: impl FnOnce() -> Result<i64, E>,
+    ) -> Result<TopicPostFacts, E> {
+        let sums = self.sums;
+        Ok(TopicPostFacts {
+            post_count: sums.post_count,
+            last_post_at: self.last_post_at.map(Millis),
+            merit_total: sums.merit_total,
+            merit_transactions: sums.merit_tx,
+            merit_distinct_senders: topic_distinct_senders(
+                sums.merit_unlisted,
+                listed_senders,
+                || Ok(sums.merit_distinct_sum),
+            )?,
+            merit_observed_at: self.merit_observed_at.map(Millis),
+        })
+    }
+}
+
 /// Everything a topic document is derived from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopicFacts {

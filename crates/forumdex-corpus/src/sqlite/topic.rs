@@ -6,7 +6,7 @@
 
 use rusqlite::{Connection, OptionalExtension, named_params};
 
-use crate::derive;
+use crate::derive::{self, TopicAggregates, TopicSums};
 use crate::model::{BoardRef, PostDoc, TopicDoc};
 use crate::takedown::TakedownTarget;
 use crate::time::Millis;
@@ -34,65 +34,11 @@ impl Counted {
     }
 }
 
-/// Sums over a topic's counted posts, which an import can also keep by difference.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(super) struct Sums {
-    /// How many.
-    pub post_count: i64,
-    /// Sum of their merit totals.
-    pub merit_total: i64,
-    /// Sum of their merit transactions.
-    pub merit_tx: i64,
-    /// Sum of their own distinct-sender counts.
-    pub merit_distinct_sum: i64,
-    /// How many of them have merit but do not list its senders ([`unlisted_merit`]).
-    pub merit_unlisted: i64,
-}
-
-impl std::ops::Add for Sums {
-    type Output = Self;
-
-    fn add(self, other: Self) -> Self {
-        Self {
-            post_count: self.post_count + other.post_count,
-            merit_total: self.merit_total + other.merit_total,
-            merit_tx: self.merit_tx + other.merit_tx,
-            merit_distinct_sum: self.merit_distinct_sum + other.merit_distinct_sum,
-            merit_unlisted: self.merit_unlisted + other.merit_unlisted,
-        }
-    }
-}
-
-impl std::ops::Sub for Sums {
-    type Output = Self;
-
-    fn sub(self, other: Self) -> Self {
-        Self {
-            post_count: self.post_count - other.post_count,
-            merit_total: self.merit_total - other.merit_total,
-            merit_tx: self.merit_tx - other.merit_tx,
-            merit_distinct_sum: self.merit_distinct_sum - other.merit_distinct_sum,
-            merit_unlisted: self.merit_unlisted - other.merit_unlisted,
-        }
-    }
-}
-
 /// Whether the post version of alias `p` has merit without listing its senders: such a
 /// post makes a topic's distinct senders the sum of its posts' own counts
 /// ([`derive::topic_distinct_senders`]).
 pub(super) fn unlisted_merit(p: &str) -> String {
     format!("(({p}.merit_total > 0 OR {p}.merit_tx > 0) AND {p}.merit_senders IS NULL)")
-}
-
-/// Aggregates over a topic's counted posts at a snapshot, in one pass.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(super) struct Aggregates {
-    /// The sums.
-    pub sums: Sums,
-    /// Greatest posting time.
-    pub last_post_at: Option<i64>,
-    /// Latest observation time.
-    pub merit_observed_at: Option<i64>,
 }
 
 /// What a topic's posts give its document at a snapshot, with the posts it shows by ID.
@@ -106,29 +52,6 @@ pub(super) struct TopicPosts {
     pub latest_post_id: Option<i64>,
     /// The board of its posts ([`board_of_posts`]).
     pub board_id: Option<i64>,
-}
-
-impl TopicPosts {
-    /// The facts of `aggregates`, with the distinct senders picked by the rule from the
-    /// listed ones (asked of `listed_senders` only when the rule needs them).
-    pub(super) fn facts(
-        aggregates: &Aggregates,
-        listed_senders: impl FnOnce() -> rusqlite::Result<i64>,
-    ) -> rusqlite::Result<derive::TopicPostFacts> {
-        let sums = aggregates.sums;
-        Ok(derive::TopicPostFacts {
-            post_count: sums.post_count,
-            last_post_at: aggregates.last_post_at.map(Millis),
-            merit_total: sums.merit_total,
-            merit_transactions: sums.merit_tx,
-            merit_distinct_senders: derive::topic_distinct_senders(
-                sums.merit_unlisted,
-                listed_senders,
-                || Ok(sums.merit_distinct_sum),
-            )?,
-            merit_observed_at: aggregates.merit_observed_at.map(Millis),
-        })
-    }
 }
 
 pub(super) fn topic(
@@ -205,7 +128,7 @@ fn aggregate(conn: &Connection, topic_id: i64, seq: i64) -> rusqlite::Result<Top
     let counted = Counted::Served;
     let aggregates = aggregates(conn, topic_id, seq, counted)?;
     Ok(TopicPosts {
-        facts: TopicPosts::facts(&aggregates, || listed_senders(conn, topic_id, seq, counted))?,
+        facts: aggregates.facts(|| listed_senders(conn, topic_id, seq, counted))?,
         first_post_id: opening_post_id(conn, topic_id, seq, counted)?,
         latest_post_id: latest_post(conn, topic_id, seq, counted)?.map(|(id, _)| id),
         board_id: board_of_posts(conn, topic_id, seq, counted)?,
@@ -230,7 +153,7 @@ pub(super) fn aggregates(
     topic_id: i64,
     seq: i64,
     counted: Counted,
-) -> rusqlite::Result<Aggregates> {
+) -> rusqlite::Result<TopicAggregates> {
     conn.prepare_cached(&format!(
         "SELECT COUNT(*), COALESCE(SUM(p.merit_total), 0), COALESCE(SUM(p.merit_tx), 0),
                 COALESCE(SUM(p.merit_distinct), 0), COALESCE(SUM({unlisted}), 0),
@@ -240,8 +163,8 @@ pub(super) fn aggregates(
         counted = counted.predicate("p"),
     ))?
     .query_row(named_params! {":id": topic_id, ":seq": seq}, |row| {
-        Ok(Aggregates {
-            sums: Sums {
+        Ok(TopicAggregates {
+            sums: TopicSums {
                 post_count: row.get(0)?,
                 merit_total: row.get(1)?,
                 merit_tx: row.get(2)?,

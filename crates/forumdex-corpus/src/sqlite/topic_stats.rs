@@ -38,18 +38,19 @@ use rusqlite::{
     Connection, ErrorCode, OptionalExtension, Transaction, TransactionBehavior, params,
 };
 
+use crate::derive::{TopicAggregates, TopicSums};
+
 use super::read::latest_seq;
 use super::takedowns;
 use super::topic::{
-    self, Aggregates, Counted, Sums, TopicPosts, board_of_posts, latest_post, opening_post_id,
-    unlisted_merit,
+    self, Counted, TopicPosts, board_of_posts, latest_post, opening_post_id, unlisted_merit,
 };
 
 /// One row of `topic_stat_versions`: a topic's live posts at the sequences it is visible.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct TopicStats {
     /// Sums, greatest `posted_at` and `observed_at`.
-    pub aggregates: Aggregates,
+    pub aggregates: TopicAggregates,
     /// Distinct merit senders its posts list.
     pub merit_listed_senders: i64,
     /// Its opening post.
@@ -64,7 +65,9 @@ impl TopicStats {
     /// What the row gives a topic document.
     pub(super) fn posts(&self) -> rusqlite::Result<TopicPosts> {
         Ok(TopicPosts {
-            facts: TopicPosts::facts(&self.aggregates, || Ok(self.merit_listed_senders))?,
+            facts: self
+                .aggregates
+                .facts(|| Ok::<_, rusqlite::Error>(self.merit_listed_senders))?,
             first_post_id: self.first_post_id,
             latest_post_id: self.latest_post_id,
             board_id: self.board_id,
@@ -89,8 +92,8 @@ const COLUMNS: &str = "post_count, merit_total, merit_tx, merit_distinct_sum, me
 
 fn stats_from_row(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<TopicStats> {
     Ok(TopicStats {
-        aggregates: Aggregates {
-            sums: Sums {
+        aggregates: TopicAggregates {
+            sums: TopicSums {
                 post_count: row.get(at)?,
                 merit_total: row.get(at + 1)?,
                 merit_tx: row.get(at + 2)?,
@@ -138,9 +141,9 @@ pub(super) fn at(conn: &Connection, topic_id: i64, seq: i64) -> rusqlite::Result
 #[derive(Debug, Default)]
 struct Change {
     /// Sums over the live versions it opened.
-    added: Sums,
+    added: TopicSums,
     /// Sums over the live versions it closed.
-    removed: Sums,
+    removed: TopicSums,
     /// Net change in the entries naming each merit sender.
     senders: BTreeMap<i64, i64>,
     /// Greatest `observed_at` among the live versions it opened.
@@ -178,7 +181,7 @@ fn changes(tx: &Connection, seq: i64) -> rusqlite::Result<BTreeMap<i64, Change>>
         if deleted {
             continue;
         }
-        let sums = Sums {
+        let sums = TopicSums {
             post_count: 1,
             merit_total: row.get(3)?,
             merit_tx: row.get(4)?,
@@ -261,13 +264,13 @@ fn with_posts(
     tx: &Connection,
     topic_id: i64,
     seq: i64,
-    sums: Sums,
+    sums: TopicSums,
     merit_observed_at: Option<i64>,
     merit_listed_senders: i64,
 ) -> rusqlite::Result<TopicStats> {
     let latest = latest_post(tx, topic_id, seq, Counted::Live)?;
     Ok(TopicStats {
-        aggregates: Aggregates {
+        aggregates: TopicAggregates {
             sums,
             last_post_at: latest.and_then(|(_, posted_at)| posted_at),
             merit_observed_at,
@@ -342,7 +345,7 @@ fn insert(
     valid_from: i64,
     stats: &TopicStats,
 ) -> rusqlite::Result<()> {
-    let Aggregates {
+    let TopicAggregates {
         sums,
         last_post_at,
         merit_observed_at,

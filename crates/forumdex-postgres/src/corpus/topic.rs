@@ -7,7 +7,8 @@
 //! The post walks are written once, for a topic named by an SQL expression
 //! (`$2` here, each topic of a batch in [`super::topic_stats`]).
 
-use forumdex_corpus::{BoardRef, Millis, PostDoc, TakedownTarget, TopicDoc, derive};
+use forumdex_corpus::derive::{self, TopicAggregates, TopicSums};
+use forumdex_corpus::{BoardRef, Millis, PostDoc, TakedownTarget, TopicDoc};
 use postgres::Transaction;
 
 use super::Step;
@@ -34,49 +35,6 @@ impl Counted {
     }
 }
 
-/// Sums over a topic's counted posts, which an import can also keep by difference.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(super) struct Sums {
-    /// How many.
-    pub post_count: i64,
-    /// Sum of their merit totals.
-    pub merit_total: i64,
-    /// Sum of their merit transactions.
-    pub merit_tx: i64,
-    /// Sum of their own distinct-sender counts.
-    pub merit_distinct_sum: i64,
-    /// How many of them have merit but do not list its senders ([`unlisted_merit`]).
-    pub merit_unlisted: i64,
-}
-
-impl std::ops::Add for Sums {
-    type Output = Self;
-
-    fn add(self, other: Self) -> Self {
-        Self {
-            post_count: self.post_count + other.post_count,
-            merit_total: self.merit_total + other.merit_total,
-            merit_tx: self.merit_tx + other.merit_tx,
-            merit_distinct_sum: self.merit_distinct_sum + other.merit_distinct_sum,
-            merit_unlisted: self.merit_unlisted + other.merit_unlisted,
-        }
-    }
-}
-
-impl std::ops::Sub for Sums {
-    type Output = Self;
-
-    fn sub(self, other: Self) -> Self {
-        Self {
-            post_count: self.post_count - other.post_count,
-            merit_total: self.merit_total - other.merit_total,
-            merit_tx: self.merit_tx - other.merit_tx,
-            merit_distinct_sum: self.merit_distinct_sum - other.merit_distinct_sum,
-            merit_unlisted: self.merit_unlisted - other.merit_unlisted,
-        }
-    }
-}
-
 /// Whether the post version of alias `p` has merit without listing its senders, as 1 or 0:
 /// such a post makes a topic's distinct senders the sum of its posts' own counts
 /// ([`derive::topic_distinct_senders`]).
@@ -84,17 +42,6 @@ pub(super) fn unlisted_merit(p: &str) -> String {
     format!(
         "(({p}.merit_total > 0 OR {p}.merit_tx > 0) AND {p}.merit_senders IS NULL)::INTEGER::BIGINT"
     )
-}
-
-/// Aggregates over a topic's counted posts at a snapshot, in one pass.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(super) struct Aggregates {
-    /// The sums.
-    pub sums: Sums,
-    /// Greatest posting time.
-    pub last_post_at: Option<i64>,
-    /// Latest observation time.
-    pub merit_observed_at: Option<i64>,
 }
 
 /// What a topic's posts give its document at a snapshot, with the posts it shows by ID.
@@ -108,29 +55,6 @@ pub(super) struct TopicPosts {
     pub latest_post_id: Option<i64>,
     /// The board of its posts ([`board_of_posts`]).
     pub board_id: Option<i64>,
-}
-
-impl TopicPosts {
-    /// The facts of `aggregates`, with the distinct senders picked by the rule from the
-    /// listed ones (asked of `listed_senders` only when the rule needs them).
-    pub(super) fn facts(
-        aggregates: &Aggregates,
-        listed_senders: impl FnOnce() -> Step<i64>,
-    ) -> Step<derive::TopicPostFacts> {
-        let sums = aggregates.sums;
-        Ok(derive::TopicPostFacts {
-            post_count: sums.post_count,
-            last_post_at: aggregates.last_post_at.map(Millis),
-            merit_total: sums.merit_total,
-            merit_transactions: sums.merit_tx,
-            merit_distinct_senders: derive::topic_distinct_senders(
-                sums.merit_unlisted,
-                listed_senders,
-                || Ok(sums.merit_distinct_sum),
-            )?,
-            merit_observed_at: aggregates.merit_observed_at.map(Millis),
-        })
-    }
 }
 
 pub(super) fn topic(tx: &mut Transaction<'_>, topic_id: i64, seq: i64) -> Step<Option<TopicDoc>> {
@@ -203,7 +127,7 @@ fn aggregate(tx: &mut Transaction<'_>, topic_id: i64, seq: i64) -> Step<TopicPos
     let counted = Counted::Served;
     let aggregates = aggregates(tx, topic_id, seq, counted)?;
     Ok(TopicPosts {
-        facts: TopicPosts::facts(&aggregates, || listed_senders(tx, topic_id, seq, counted))?,
+        facts: aggregates.facts(|| listed_senders(tx, topic_id, seq, counted))?,
         first_post_id: opening_post_id(tx, topic_id, seq, counted)?,
         latest_post_id: latest_post(tx, topic_id, seq, counted)?.map(|(id, _)| id),
         board_id: board_of_posts(tx, topic_id, seq, counted)?,
@@ -224,7 +148,7 @@ pub(super) fn aggregates(
     topic_id: i64,
     seq: i64,
     counted: Counted,
-) -> Step<Aggregates> {
+) -> Step<TopicAggregates> {
     let row = tx.query_one(
         &format!(
             "SELECT COUNT(*), COALESCE(SUM(p.merit_total), 0)::BIGINT,
@@ -238,8 +162,8 @@ pub(super) fn aggregates(
         ),
         &[&seq, &topic_id],
     )?;
-    Ok(Aggregates {
-        sums: Sums {
+    Ok(TopicAggregates {
+        sums: TopicSums {
             post_count: row.get(0),
             merit_total: row.get(1),
             merit_tx: row.get(2),

@@ -13,20 +13,20 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use forumdex_corpus::derive;
+use forumdex_corpus::derive::{self, TopicAggregates, TopicSums};
 use postgres::{Row, Transaction};
 
 use super::Step;
 use super::topic::{
-    self, Aggregates, Counted, Sums, TopicPosts, board_of_posts_sql, flagged_op_sql,
-    latest_post_sql, smallest_post_sql, unlisted_merit,
+    self, Counted, TopicPosts, board_of_posts_sql, flagged_op_sql, latest_post_sql,
+    smallest_post_sql, unlisted_merit,
 };
 
 /// One row of `topic_stat_versions`: a topic's live posts at the sequences it is visible.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct TopicStats {
     /// Sums, greatest `posted_at` and `observed_at`.
-    pub aggregates: Aggregates,
+    pub aggregates: TopicAggregates,
     /// Distinct merit senders its posts list.
     pub merit_listed_senders: i64,
     /// Its opening post.
@@ -41,7 +41,9 @@ impl TopicStats {
     /// What the row gives a topic document.
     pub(super) fn posts(&self) -> Step<TopicPosts> {
         Ok(TopicPosts {
-            facts: TopicPosts::facts(&self.aggregates, || Ok(self.merit_listed_senders))?,
+            facts: self
+                .aggregates
+                .facts(|| Step::Ok(self.merit_listed_senders))?,
             first_post_id: self.first_post_id,
             latest_post_id: self.latest_post_id,
             board_id: self.board_id,
@@ -66,8 +68,8 @@ const COLUMNS: &str = "post_count, merit_total, merit_tx, merit_distinct_sum, me
 
 fn stats_from_row(row: &Row, at: usize) -> TopicStats {
     TopicStats {
-        aggregates: Aggregates {
-            sums: Sums {
+        aggregates: TopicAggregates {
+            sums: TopicSums {
                 post_count: row.get(at),
                 merit_total: row.get(at + 1),
                 merit_tx: row.get(at + 2),
@@ -112,9 +114,9 @@ pub(super) fn at(tx: &mut Transaction<'_>, topic_id: i64, seq: i64) -> Step<Stat
 #[derive(Debug, Default)]
 struct Change {
     /// Sums over the live versions it opened.
-    added: Sums,
+    added: TopicSums,
     /// Sums over the live versions it closed.
-    removed: Sums,
+    removed: TopicSums,
     /// Net change in the entries naming each merit sender.
     senders: BTreeMap<i64, i64>,
     /// Greatest `observed_at` among the live versions it opened.
@@ -203,7 +205,7 @@ fn changes(tx: &mut Transaction<'_>, seq: i64) -> Step<BTreeMap<i64, Change>> {
         if deleted {
             continue;
         }
-        let sums = Sums {
+        let sums = TopicSums {
             post_count: 1,
             merit_total: row.get(3),
             merit_tx: row.get(4),
@@ -266,13 +268,13 @@ impl Walks {
     /// senders, with these posts.
     fn stats(
         self,
-        sums: Sums,
+        sums: TopicSums,
         merit_observed_at: Option<i64>,
         merit_listed_senders: i64,
     ) -> Step<TopicStats> {
         let smallest = self.smallest;
         Ok(TopicStats {
-            aggregates: Aggregates {
+            aggregates: TopicAggregates {
                 sums,
                 last_post_at: self.latest.and_then(|(_, posted_at)| posted_at),
                 merit_observed_at,
