@@ -83,6 +83,11 @@ pub struct Settings {
     /// The Redis server of `rate_limiter = "redis"` (`redis://host:port/db`). Default none.
     #[serde(default)]
     pub redis_url: Option<String>,
+    /// What a node does while Redis cannot be reached: `none` (answer paid requests 503,
+    /// charging nothing) or `local` (count the limit on the node alone, and serve). Default
+    /// `none`.
+    #[serde(default)]
+    pub rate_limiter_fallback: RateLimiterFallback,
     /// The crawler's `User-Agent` (`forumdex crawl`): must name the operator and a contact.
     /// Default none (the crawl refuses to start without it).
     #[serde(default)]
@@ -180,6 +185,17 @@ pub enum RateLimiterSetting {
     Local,
     /// On Redis (`redis_url`).
     Redis,
+}
+
+/// The values of the setting `rate_limiter_fallback`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RateLimiterFallback {
+    /// Refuse (503, nothing charged).
+    #[default]
+    None,
+    /// Count on the node alone.
+    Local,
 }
 
 fn default_listen() -> SocketAddr {
@@ -289,6 +305,7 @@ const NAMES: &[(&str, bool)] = &[
     ("cursor_secret_file", false),
     ("rate_limiter", false),
     ("redis_url", false),
+    ("rate_limiter_fallback", false),
     ("crawl_user_agent", false),
     ("crawl_interval_ms", true),
     ("crawl_daily_budget", true),
@@ -392,6 +409,14 @@ impl Settings {
         if let Some(images) = &settings.images_url {
             ImagesLocation::parse(images).map_err(anyhow::Error::msg)?;
         }
+        if settings.rate_limiter_fallback == RateLimiterFallback::Local
+            && settings.rate_limiter() != RateLimiterSetting::Redis
+        {
+            bail!(
+                "rate_limiter_fallback = \"local\" is what a node does while Redis is away; it \
+                 applies to rate_limiter = \"redis\" only"
+            );
+        }
         match (settings.rate_limiter(), &settings.redis_url) {
             (RateLimiterSetting::Redis, None) if settings.rate_limiter.is_none() => bail!(
                 "storage = \"postgres\" shares rate limits through Redis by default: set \
@@ -486,7 +511,10 @@ impl Settings {
     pub fn storage_settings(&self, data_dir: &Path) -> StorageSettings {
         let defaults = StorageSettings::embedded(data_dir);
         let rate_limiter = match (self.rate_limiter(), &self.redis_url) {
-            (RateLimiterSetting::Redis, Some(url)) => RateLimiterKind::Redis { url: url.clone() },
+            (RateLimiterSetting::Redis, Some(url)) => RateLimiterKind::Redis {
+                url: url.clone(),
+                local_fallback: self.rate_limiter_fallback == RateLimiterFallback::Local,
+            },
             _ => RateLimiterKind::Local,
         };
         let kind = match (self.storage, &self.database_url) {
@@ -627,7 +655,8 @@ mod tests {
         assert_eq!(
             settings.rate_limiter,
             RateLimiterKind::Redis {
-                url: "redis://127.0.0.1:6379/2".to_owned()
+                url: "redis://127.0.0.1:6379/2".to_owned(),
+                local_fallback: false,
             }
         );
     }
@@ -672,7 +701,24 @@ mod tests {
         assert_eq!(
             storage.rate_limiter,
             RateLimiterKind::Redis {
-                url: "redis://r:6379/0".to_owned()
+                url: "redis://r:6379/0".to_owned(),
+                local_fallback: false,
+            }
+        );
+        let admitting = [
+            with_redis[0],
+            with_redis[1],
+            with_redis[2],
+            ("FORUMDEX_RATE_LIMITER_FALLBACK", "local"),
+        ];
+        let storage = Settings::load(None, env(&admitting), &[])
+            .unwrap()
+            .storage_settings(data);
+        assert_eq!(
+            storage.rate_limiter,
+            RateLimiterKind::Redis {
+                url: "redis://r:6379/0".to_owned(),
+                local_fallback: true,
             }
         );
 
@@ -757,6 +803,16 @@ mod tests {
             ("FORUMDEX_CURSOR_SECRET_FILE", "", "cursor_secret_file"),
             ("FORUMDEX_RATE_LIMITER", "redis", "redis_url"),
             ("FORUMDEX_RATE_LIMITER", "memcached", "rate_limiter"),
+            (
+                "FORUMDEX_RATE_LIMITER_FALLBACK",
+                "admit",
+                "rate_limiter_fallback",
+            ),
+            (
+                "FORUMDEX_RATE_LIMITER_FALLBACK",
+                "local",
+                "rate_limiter_fallback",
+            ),
             ("FORUMDEX_CRAWL_INTERVAL_MS", "999", "crawl_interval_ms"),
             ("FORUMDEX_CRAWL_DAILY_BUDGET", "0", "crawl_daily_budget"),
             (

@@ -12,7 +12,12 @@
 //!
 //! Failure: when Redis cannot be reached or answers late (a one-second bound per attempt),
 //! `check` fails with [`RateLimitError`]; the API answers such a request 503 and charges
-//! nothing.
+//! nothing, unless the limiter is wrapped in [`LocalFallback`] (setting
+//! `rate_limiter_fallback = "local"`), which lets the node count alone until Redis is back.
+
+mod fallback;
+
+pub use fallback::LocalFallback;
 
 use std::time::Duration;
 

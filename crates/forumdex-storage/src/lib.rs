@@ -21,7 +21,7 @@ use forumdex_corpus::{CorpusMaintenance, CorpusRead, CorpusWrite, SqliteCorpusSt
 use forumdex_images::{ImageObjects, ImagesLocation, LocalImageObjects};
 use forumdex_postgres::copy::{self, CopyCounts};
 use forumdex_postgres::{PgAccountStore, PgCorpusStore, PgPool};
-use forumdex_redis::RedisRateLimiter;
+use forumdex_redis::{LocalFallback, RedisRateLimiter};
 
 mod secret;
 
@@ -63,6 +63,9 @@ pub enum RateLimiterKind {
     Redis {
         /// `redis://host:port/db`.
         url: String,
+        /// While Redis cannot be reached, each node counts alone (setting
+        /// `rate_limiter_fallback = "local"`) instead of answering 503.
+        local_fallback: bool,
     },
 }
 
@@ -260,7 +263,8 @@ impl Storage {
     }
 
     /// The per-key rate limiter. A Redis one connects at its first check, so this fails
-    /// only on a malformed URL. A local one beside a shared database is allowed (the
+    /// only on a malformed URL; with `local_fallback` the node counts alone while Redis is
+    /// away. A local one beside a shared database is allowed (the
     /// operator chose it) but warned about: each node then admits the full limit.
     pub fn rate_limiter(&self) -> anyhow::Result<Arc<dyn RateLimiter>> {
         Ok(match &self.settings.rate_limiter {
@@ -273,10 +277,18 @@ impl Storage {
                 }
                 Arc::new(InMemoryRateLimiter::new())
             }
-            RateLimiterKind::Redis { url } => Arc::new(
-                RedisRateLimiter::new(url, RedisRateLimiter::DEFAULT_PREFIX)
-                    .context("invalid redis_url")?,
-            ),
+            RateLimiterKind::Redis {
+                url,
+                local_fallback,
+            } => {
+                let redis = RedisRateLimiter::new(url, RedisRateLimiter::DEFAULT_PREFIX)
+                    .context("invalid redis_url")?;
+                if *local_fallback {
+                    Arc::new(LocalFallback::new(redis))
+                } else {
+                    Arc::new(redis)
+                }
+            }
         })
     }
 

@@ -5,7 +5,7 @@
 
 use chrono::Utc;
 use forumdex_accounts::{KeyId, RateLimiter};
-use forumdex_redis::RedisRateLimiter;
+use forumdex_redis::{LocalFallback, RedisRateLimiter};
 
 /// The Redis server the tests use.
 fn redis_url() -> String {
@@ -31,4 +31,34 @@ async fn an_unreachable_redis_is_an_error_not_an_admission() {
 #[test]
 fn a_malformed_url_is_refused_at_once() {
     assert!(RedisRateLimiter::new("http://not-redis", "p:").is_err());
+}
+
+#[tokio::test]
+async fn with_the_local_fallback_an_unreachable_redis_counts_on_the_node() {
+    let limiter = LocalFallback::new(
+        RedisRateLimiter::new("redis://127.0.0.1:1", "forumdex-test:").expect("url"),
+    );
+    let key = KeyId::generate();
+    let now = Utc::now();
+    for admitted in 1..=3 {
+        let decision = limiter.check(&key, 3, now).await.expect("decided locally");
+        assert!(decision.allowed);
+        assert_eq!(decision.remaining, 3 - admitted);
+    }
+    let refused = limiter.check(&key, 3, now).await.expect("decided locally");
+    assert!(!refused.allowed, "the limit still holds on the node");
+}
+
+#[tokio::test]
+async fn with_the_local_fallback_a_reachable_redis_still_decides() {
+    let prefix = format!("forumdex-test:{:016x}:", rand::random::<u64>());
+    let shared = || RedisRateLimiter::new(&redis_url(), prefix.clone()).expect("url");
+    // Two nodes' limiters on one Redis: the window is shared, not counted per node.
+    let (a, b) = (LocalFallback::new(shared()), LocalFallback::new(shared()));
+    let key = KeyId::generate();
+    let now = Utc::now();
+    assert!(a.check(&key, 2, now).await.unwrap().allowed);
+    assert!(b.check(&key, 2, now).await.unwrap().allowed);
+    assert!(!a.check(&key, 2, now).await.unwrap().allowed);
+    assert!(!b.check(&key, 2, now).await.unwrap().allowed);
 }

@@ -566,6 +566,8 @@ fn redis_or_postgres_down_is_a_503_charging_nothing_and_service_resumes_without_
     let account = cluster.account(100);
     let (_, key) = cluster.key(account);
     let node = cluster.serve("a", &[]);
+    // A node set to count the limit alone while Redis is away.
+    let admitting = cluster.serve("b", &[("FORUMDEX_RATE_LIMITER_FALLBACK", "local")]);
     assert_eq!(call(node.addr, "/api/v1/posts/101", &key).0, 200);
 
     redis.stop();
@@ -576,6 +578,11 @@ fn redis_or_postgres_down_is_a_503_charging_nothing_and_service_resumes_without_
         "the contract's error body: {body}"
     );
     assert_eq!(body["creditsCharged"], 0, "{body}");
+    let (status, body, _) = call(admitting.addr, "/api/v1/posts/101", &key);
+    assert_eq!(
+        status, 200,
+        "served and charged with the local fallback: {body}"
+    );
     redis.start_again();
     assert!(eventually(Duration::from_secs(30), || {
         call(node.addr, "/api/v1/posts/101", &key).0 == 200
@@ -593,8 +600,8 @@ fn redis_or_postgres_down_is_a_503_charging_nothing_and_service_resumes_without_
     assert!(eventually(Duration::from_secs(30), || {
         call(node.addr, "/api/v1/posts/102", &key).0 == 200
     }));
-    // Charged: the three 200s only.
-    assert_eq!(cluster.debits(account).len(), 3);
+    // Charged: the four 200s only.
+    assert_eq!(cluster.debits(account).len(), 4);
 }
 
 /// The first post of a corpus file: (post id, topic id, author's profile id).
