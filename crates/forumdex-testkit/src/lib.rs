@@ -22,15 +22,18 @@
 //! - [`images`]: `ImageObjects` ([`image_objects_conformance!`]).
 //!
 //! [`postgres`] starts the real PostgreSQL servers the PostgreSQL backends' tests run on,
-//! [`s3`] the real S3-compatible object store the S3 image objects' tests run on.
+//! [`redis`] the Redis servers of the Redis limiter's and the nodes' tests, [`s3`] the real
+//! S3-compatible object store the S3 image objects' tests run on.
 
 pub mod accounts;
 pub mod corpus;
 pub mod developer;
 pub mod faults;
 pub mod images;
+mod keeper;
 pub mod postgres;
 pub mod rate;
+pub mod redis;
 pub mod s3;
 
 use std::cell::RefCell;

@@ -17,12 +17,14 @@
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use forumdex_images::{S3Access, S3Location};
+
+use crate::keeper::Keeper;
 
 /// The variable naming an existing store (`s3://bucket/prefix`) to test against.
 pub const S3_URL_VARIABLE: &str = "FORUMDEX_TEST_S3_URL";
@@ -120,11 +122,9 @@ pub struct PrivateS3 {
     root: PathBuf,
     ports: Ports,
     server: Mutex<Option<Child>>,
-    /// The keeper: a shell that waits on its standard input, then kills the server (its pid
-    /// is in `<root>/pid`) and removes the folder. Closing `keeper_input` (dropping it, or
-    /// the process exiting) sets it off.
-    keeper: Child,
-    keeper_input: Option<ChildStdin>,
+    /// Kills the server and removes the folder (and the unix sockets `weed` puts in `/tmp`)
+    /// when dropped or when the test process ends.
+    keeper: Keeper,
 }
 
 /// The ports a server listens on.
@@ -142,25 +142,18 @@ impl PrivateS3 {
             .map_err(|err| format!("temp folder: {err}"))?
             .keep();
         std::fs::create_dir_all(root.join("data")).map_err(|err| format!("{err}"))?;
-        let mut keeper = Command::new("sh")
-            .arg("-c")
-            .arg(
-                // Wait for the test process to go (its end of the pipe closes), then stop.
-                r#"read _ignored; kill -9 "$(cat "$ROOT/pid")" 2>/dev/null; sleep 0.2; rm -rf "$ROOT""#,
-            )
-            .env("ROOT", &root)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|err| format!("starting the keeper shell: {err}"))?;
-        let keeper_input = keeper.stdin.take();
+        let ports = free_ports()?;
+        // `weed` puts its gRPC sockets in /tmp whatever its settings, named by port.
+        let sockets: Vec<String> = std::iter::once(ports.s3)
+            .chain(ports.others)
+            .map(|port| format!("rm -f /tmp/seaweedfs-*-{port}.sock"))
+            .collect();
+        let keeper = Keeper::start(&root, &sockets.join("; "))?;
         let server = Self {
             root,
-            ports: free_ports()?,
+            ports,
             server: Mutex::new(None),
             keeper,
-            keeper_input,
         };
         server.start_again()?;
         Ok(server)
@@ -227,6 +220,16 @@ impl PrivateS3 {
             ])
             .arg(format!("-s3.port={}", self.ports.s3))
             .arg(format!("-s3.port.grpc={s3_grpc}"))
+            .arg(format!(
+                "-filer.localSocket={}",
+                self.root.join("filer.sock").display()
+            ))
+            .arg(format!(
+                "-s3.localSocket={}",
+                self.root.join("s3.sock").display()
+            ))
+            // Its log files go to TMPDIR: keep them in the folder the keeper removes.
+            .env("TMPDIR", &self.root)
             .current_dir(&self.root)
             .stdin(Stdio::null())
             .stdout(
@@ -236,8 +239,7 @@ impl PrivateS3 {
             .stderr(log)
             .spawn()
             .map_err(|err| format!("starting weed (SeaweedFS): {err}"))?;
-        std::fs::write(self.root.join("pid"), child.id().to_string())
-            .map_err(|err| format!("pid file: {err}"))?;
+        self.keeper.watch(&child)?;
         *self.server.lock().expect("server lock") = Some(child);
         let deadline = Instant::now() + START_TIMEOUT;
         loop {
@@ -270,11 +272,8 @@ impl PrivateS3 {
 
 impl Drop for PrivateS3 {
     fn drop(&mut self) {
+        // The keeper (dropped next) removes the folder and the sockets.
         self.stop();
-        if let Some(mut input) = self.keeper_input.take() {
-            let _ = input.write_all(b"\n");
-        }
-        let _ = self.keeper.wait();
     }
 }
 

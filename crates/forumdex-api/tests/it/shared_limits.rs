@@ -1,6 +1,7 @@
 //! Two nodes of one deployment (two `App`s over the same data folder) with the Redis rate
 //! limiter: a key's limit holds across both, and an unreachable Redis is a free 503. Uses
-//! the machine's Redis (`FORUMDEX_TEST_REDIS_URL`, default `redis://127.0.0.1:6379`).
+//! a real Redis server (forumdex-testkit's `redis`: `FORUMDEX_TEST_REDIS_URL`, else a private
+//! `redis-server`).
 
 use std::sync::Arc;
 
@@ -12,13 +13,10 @@ use chrono::Utc;
 use forumdex_accounts::{AccountStore, Email, NewKey, SqliteAccountStore};
 use forumdex_api::router::router;
 use forumdex_api::{App, ManualClock, Settings};
+use forumdex_testkit::redis::redis_url;
 use tower::ServiceExt;
 
 use crate::harness::{DEFAULT_PEER, UNBOUND, seed_lines};
-
-fn redis_url() -> String {
-    std::env::var("FORUMDEX_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".to_owned())
-}
 
 /// A node over `dir` with `toml` as its settings file; the background tasks are not needed.
 fn node(dir: &std::path::Path, toml: &str, clock: &Arc<ManualClock>) -> Router {

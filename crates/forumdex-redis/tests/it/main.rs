@@ -1,16 +1,12 @@
-//! The Redis rate limiter against the Redis server of the machine (`FORUMDEX_TEST_REDIS_URL`,
-//! default `redis://127.0.0.1:6379`; `.ci/run` makes sure one runs): the conformance suite of
+//! The Redis rate limiter against a real Redis server (forumdex-testkit's `redis`:
+//! `FORUMDEX_TEST_REDIS_URL`, else a private `redis-server`): the conformance suite of
 //! forumdex-testkit, each limiter under a prefix of its own, and the failure when Redis
 //! cannot be reached.
 
 use chrono::Utc;
 use forumdex_accounts::{KeyId, RateLimiter};
 use forumdex_redis::{LocalFallback, RedisRateLimiter};
-
-/// The Redis server the tests use.
-fn redis_url() -> String {
-    std::env::var("FORUMDEX_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".to_owned())
-}
+use forumdex_testkit::redis::redis_url;
 
 /// A limiter whose keys no other test (or earlier run) shares.
 fn isolated_limiter() -> RedisRateLimiter {

@@ -5,15 +5,16 @@
 //! a node killed mid-traffic leaves the other serving with nothing charged twice.
 //!
 //! PostgreSQL is forumdex-testkit's (a private server, or `FORUMDEX_TEST_DATABASE_URL`);
-//! Redis is `FORUMDEX_TEST_REDIS_URL` or the machine's on 127.0.0.1:6379 (`.ci/run` starts
-//! one), or a private `redis-server` where a test stops it. Image objects in S3 go to
+//! Redis is forumdex-testkit's too (`FORUMDEX_TEST_REDIS_URL`, or a private `redis-server`),
+//! and a server of the test's own where a test stops it. Image objects in S3 go to
 //! forumdex-testkit's S3-compatible server (SeaweedFS, or `FORUMDEX_TEST_S3_URL`).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use forumdex_testkit::redis::{PrivateRedis, redis_url};
 use forumdex_testkit::s3::PrivateS3;
 use serde_json::Value;
 
@@ -110,6 +111,26 @@ impl Cluster {
         self.cli(node, &["import", file.to_str().expect("utf-8 path")]);
     }
 
+    /// Generates a corpus of 300 posts with images and imports it through node `node`;
+    /// how many image objects it stored, none of them in the node's data folder (they go
+    /// where `FORUMDEX_IMAGES_URL` says).
+    fn import_generated_images(&self, node: &str) -> u64 {
+        let corpus = self.dir.path().join("generated.jsonl");
+        let corpus_arg = corpus.to_str().expect("utf-8 path");
+        let args = [
+            "generate", "--posts", "300", "--seed", "5", "--out", corpus_arg,
+        ];
+        self.cli(node, &args);
+        let imported = self.cli(node, &["import", corpus_arg]);
+        let cached = imported["images_cached"].as_u64().expect("a count");
+        assert!(cached > 0, "{imported}");
+        assert!(
+            !self.data(node).join("images").exists(),
+            "objects go to images_url"
+        );
+        cached
+    }
+
     /// An account holding `credits`; its id.
     fn account(&self, credits: u64) -> i64 {
         let created = self.cli(
@@ -169,10 +190,6 @@ impl Cluster {
         .map(|row| row.get(0))
         .collect()
     }
-}
-
-fn redis_url() -> String {
-    std::env::var("FORUMDEX_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
 }
 
 /// `GET path` on `addr` with `key`: (status, body as JSON or null, request id).
@@ -353,21 +370,7 @@ fn image_objects_in_a_shared_folder_are_served_by_every_node() {
     cluster
         .env
         .push(("FORUMDEX_IMAGES_URL", shared.display().to_string()));
-    let corpus = cluster.dir.path().join("generated.jsonl");
-    let corpus_arg = corpus.to_str().expect("utf-8 path");
-    cluster.cli(
-        "a",
-        &[
-            "generate", "--posts", "300", "--seed", "5", "--out", corpus_arg,
-        ],
-    );
-    let imported = cluster.cli("a", &["import", corpus_arg]);
-    let cached = imported["images_cached"].as_u64().expect("a count");
-    assert!(cached > 0, "{imported}");
-    assert!(
-        !cluster.data("a").join("images").exists(),
-        "objects go to the shared folder"
-    );
+    let cached = cluster.import_generated_images("a");
     let objects: Vec<String> = std::fs::read_dir(&shared)
         .expect("the shared folder")
         .flat_map(|folder| std::fs::read_dir(folder.expect("folder").path()).expect("objects"))
@@ -399,21 +402,7 @@ fn image_objects_in_s3_are_served_by_every_node_and_an_outage_is_a_503() {
         .env
         .push(("FORUMDEX_IMAGES_URL", store.fresh_location().to_string()));
     cluster.env.extend(store.env());
-    let corpus = cluster.dir.path().join("generated.jsonl");
-    let corpus_arg = corpus.to_str().expect("utf-8 path");
-    cluster.cli(
-        "a",
-        &[
-            "generate", "--posts", "300", "--seed", "5", "--out", corpus_arg,
-        ],
-    );
-    let imported = cluster.cli("a", &["import", corpus_arg]);
-    let cached = imported["images_cached"].as_u64().expect("a count");
-    assert!(cached > 0, "{imported}");
-    assert!(
-        !cluster.data("a").join("images").exists(),
-        "objects go to the bucket"
-    );
+    let cached = cluster.import_generated_images("a");
     let objects = cluster.image_objects();
     assert_eq!(objects.len() as u64, cached);
 
@@ -508,59 +497,10 @@ fn a_new_node_starts_from_a_copy_of_another_nodes_indexes_and_catches_up() {
     }
 }
 
-/// A `redis-server` of the test's own, on a free port, that it may stop and start again.
-struct PrivateRedis {
-    port: u16,
-    child: Option<Child>,
-}
-
-impl PrivateRedis {
-    fn start() -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        let mut redis = Self { port, child: None };
-        redis.start_again();
-        redis
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
-    }
-
-    fn start_again(&mut self) {
-        let child = Command::new("redis-server")
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server (install Debian's redis-server)");
-        self.child = Some(child);
-        let addr: SocketAddr = ([127, 0, 0, 1], self.port).into();
-        assert!(eventually(Duration::from_secs(20), || {
-            std::net::TcpStream::connect(addr).is_ok()
-        }));
-    }
-
-    fn stop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-impl Drop for PrivateRedis {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
 #[test]
 fn redis_or_postgres_down_is_a_503_charging_nothing_and_service_resumes_without_a_restart() {
     let postgres = forumdex_testkit::postgres::PrivatePostgres::start().expect("PostgreSQL");
-    let mut redis = PrivateRedis::start();
+    let redis = PrivateRedis::start().expect("Redis");
     let cluster = Cluster::on(postgres.url(), &redis.url());
     cluster.import("a", &corpus_lines(101, 105, (101, "quokkaphile")));
     let account = cluster.account(100);
@@ -583,7 +523,7 @@ fn redis_or_postgres_down_is_a_503_charging_nothing_and_service_resumes_without_
         status, 200,
         "served and charged with the local fallback: {body}"
     );
-    redis.start_again();
+    redis.start_again().expect("start Redis");
     assert!(eventually(Duration::from_secs(30), || {
         call(node.addr, "/api/v1/posts/101", &key).0 == 200
     }));

@@ -1,0 +1,54 @@
+//! The keeper of a private server: whatever way the test process ends (a panic, an abort,
+//! `std::process::exit`), the server it started must stop and its folder must go.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+
+/// A shell waiting on a pipe from this process. When the pipe closes (this value dropped,
+/// or the process gone), it kills the process whose pid is in `<root>/pid`, runs the
+/// cleanup command it was given, and removes `root`.
+pub(crate) struct Keeper {
+    root: PathBuf,
+    shell: Child,
+    input: Option<ChildStdin>,
+}
+
+impl Keeper {
+    /// A keeper of `root` (a temporary folder), running `cleanup` (shell) after the kill.
+    pub(crate) fn start(root: &Path, cleanup: &str) -> Result<Self, String> {
+        let script = format!(
+            r#"read _ignored; kill -9 "$(cat "$ROOT/pid" 2>/dev/null)" 2>/dev/null; sleep 0.2; {cleanup}; rm -rf "$ROOT""#
+        );
+        let mut shell = Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .env("ROOT", root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|err| format!("starting the keeper shell: {err}"))?;
+        let input = shell.stdin.take();
+        Ok(Self {
+            root: root.to_owned(),
+            shell,
+            input,
+        })
+    }
+
+    /// The server the keeper is to kill is now `child`.
+    pub(crate) fn watch(&self, child: &Child) -> Result<(), String> {
+        std::fs::write(self.root.join("pid"), child.id().to_string())
+            .map_err(|err| format!("pid file: {err}"))
+    }
+}
+
+impl Drop for Keeper {
+    fn drop(&mut self) {
+        if let Some(mut input) = self.input.take() {
+            let _ = input.write_all(b"\n");
+        }
+        let _ = self.shell.wait();
+    }
+}
