@@ -35,7 +35,7 @@ use crate::analysis::{self, PLAIN_ANALYZER, TEXT_ANALYZER};
 use crate::quality::Quality;
 
 /// Version of the schema and analyzers; indexes written by another version are rebuilt.
-pub const VERSION: u32 = 5;
+pub const VERSION: u32 = 6;
 /// Corpus sequences indexed per commit (an import batch is one sequence, 5,000
 /// observations by default). Each commit flushes every touched index and waits for its
 /// merges, so a backlog (a fresh import, a reindex) is indexed in large windows; a running
@@ -104,7 +104,7 @@ pub struct Fields {
     pub health_score: Field,
     /// 1 for a low-quality reply (filtered by default).
     pub hidden: Field,
-    /// Near-duplicate key (author + normalised text).
+    /// Near-duplicate key (author + normalised text, hashed: [`crate::quality::duplicate_key`]).
     pub dup_key: Field,
 }
 
@@ -140,7 +140,7 @@ pub fn schema() -> (Schema, Fields) {
         ai_score: b.add_f64_field("ai_score", STORED),
         health_score: b.add_f64_field("health_score", STORED | FAST),
         hidden: b.add_u64_field("hidden", INDEXED | STORED),
-        dup_key: b.add_text_field("dup_key", STRING),
+        dup_key: b.add_u64_field("dup_key", INDEXED),
         images: b.add_text_field("images", STORED),
         has_image: b.add_u64_field("has_image", INDEXED),
     };
@@ -382,7 +382,7 @@ impl SearchIndexes {
         report: &mut SyncReport,
     ) -> Result<(), SearchError> {
         let mut writers: HashMap<String, (Arc<LangIndex>, IndexWriter)> = HashMap::new();
-        let mut seen_dups: HashMap<String, i64> = HashMap::new();
+        let mut seen_dups: HashMap<u64, i64> = HashMap::new();
         let mut after = ChangePosition::default();
         loop {
             let page = corpus.posts_changed(since, upto, after, PAGE)?;
@@ -443,17 +443,17 @@ impl SearchIndexes {
         &self,
         post: &PostDoc,
         target: &LangIndex,
-        seen_dups: &mut HashMap<String, i64>,
+        seen_dups: &mut HashMap<u64, i64>,
     ) -> Result<(TantivyDocument, bool), SearchError> {
         let f = &self.fields;
         let text = html_to_text(&post.content_html);
         let merit = post.merit.counts.total;
         let (quality, dup_key) =
             Quality::with_duplicate_key(&post.author_name, &text, &post.content_html, merit);
-        let duplicate = match &dup_key {
+        let duplicate = match dup_key {
             Some(k) => {
-                let earlier_here = seen_dups.get(k).is_some_and(|&id| id != post.post_id);
-                seen_dups.entry(k.clone()).or_insert(post.post_id);
+                let earlier_here = seen_dups.get(&k).is_some_and(|&id| id != post.post_id);
+                seen_dups.entry(k).or_insert(post.post_id);
                 earlier_here || self.duplicate_in(target, k, post.post_id)?
             }
             None => false,
@@ -502,20 +502,15 @@ impl SearchIndexes {
         doc.add_f64(f.health_score, round3(quality.health));
         doc.add_u64(f.hidden, u64::from(hidden));
         if let Some(k) = dup_key {
-            doc.add_text(f.dup_key, k);
+            doc.add_u64(f.dup_key, k);
         }
         Ok((doc, hidden))
     }
 
     /// Whether a committed document of another post carries duplicate key `key`.
-    fn duplicate_in(
-        &self,
-        index: &LangIndex,
-        key: &str,
-        post_id: i64,
-    ) -> Result<bool, SearchError> {
+    fn duplicate_in(&self, index: &LangIndex, key: u64, post_id: i64) -> Result<bool, SearchError> {
         let searcher = index.reader.searcher();
-        let term = Term::from_field_text(self.fields.dup_key, key);
+        let term = Term::from_field_u64(self.fields.dup_key, key);
         // Most keys are unique: the term dictionary answers without running a query.
         if searcher.doc_freq(&term)? == 0 {
             return Ok(false);

@@ -47,7 +47,7 @@ impl Quality {
         text: &str,
         html: &str,
         merit: i64,
-    ) -> (Self, Option<String>) {
+    ) -> (Self, Option<u64>) {
         let words = Words::of(text);
         (
             Self::scored(&words, html, merit),
@@ -295,14 +295,18 @@ fn health_of(word_count: usize, merit: i64, spam: f64, ai: f64) -> f64 {
     ((0.2 + 0.5 * length + 0.3 * merit) * (1.0 - spam) - 0.1 * ai).clamp(0.0, 1.0)
 }
 
-/// The near-duplicate key of a post: SHA-256 over the author and the text lowercased with
-/// everything but letters and digits removed. `None` for texts under 3 words (too short for
-/// a repeat to mean anything beyond the generic-reply rule).
-pub fn duplicate_key(author: &str, text: &str) -> Option<String> {
+/// The near-duplicate key of a post: the first 8 bytes of SHA-256 over the author and the
+/// text lowercased with everything but letters and digits removed. `None` for texts under 3
+/// words (too short for a repeat to mean anything beyond the generic-reply rule).
+///
+/// A number rather than hex text: indexed as an 8-byte term, its term dictionary costs a
+/// quarter of a 32-character key's to build and merge. Two different texts share a key
+/// with odds of about 1 in 10^7 among ten million posts.
+pub fn duplicate_key(author: &str, text: &str) -> Option<u64> {
     duplicate_key_of(author, &words(text))
 }
 
-fn duplicate_key_of(author: &str, word_list: &[String]) -> Option<String> {
+fn duplicate_key_of(author: &str, word_list: &[String]) -> Option<u64> {
     if word_list.len() < 3 {
         return None;
     }
@@ -310,11 +314,10 @@ fn duplicate_key_of(author: &str, word_list: &[String]) -> Option<String> {
     hasher.update(author.to_lowercase().as_bytes());
     hasher.update([0]);
     hasher.update(word_list.join(" ").as_bytes());
-    Some(hex(&hasher.finalize()[..16]))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    let digest = hasher.finalize();
+    Some(u64::from_be_bytes(
+        digest[..8].try_into().expect("SHA-256 has 32 bytes"),
+    ))
 }
 
 #[cfg(test)]
