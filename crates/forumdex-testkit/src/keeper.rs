@@ -4,10 +4,35 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::OnceLock;
+
+/// What every test of a test binary shares, kept in `cell`: the server environment
+/// variable `variable` names when it is set (`from_variable` reads its value), else a
+/// private server `start` starts, which lives until the process exits (its keeper then stops
+/// it). With neither it panics with `remedy` (which names both ways out) and the reason: a
+/// test that needs the server never passes by skipping.
+#[track_caller]
+pub(crate) fn shared<T: Clone>(
+    cell: &OnceLock<Result<T, String>>,
+    variable: &str,
+    from_variable: impl FnOnce(String) -> Result<T, String>,
+    start: impl FnOnce() -> Result<T, String>,
+    remedy: &str,
+) -> T {
+    let shared = cell.get_or_init(|| match std::env::var(variable) {
+        Ok(value) => from_variable(value),
+        Err(_) => start(),
+    });
+    match shared {
+        Ok(value) => value.clone(),
+        Err(why) => panic!("{remedy} ({why})"),
+    }
+}
 
 /// A shell waiting on a pipe from this process. When the pipe closes (this value dropped,
-/// or the process gone), it kills the process whose pid is in `<root>/pid`, runs the
-/// cleanup command it was given, and removes `root`.
+/// or the process gone), it kills the process whose pid is in `<root>/pid` (when a server
+/// is [`watch`](Keeper::watch)ed), runs the cleanup command it was given, and removes
+/// `root`.
 pub(crate) struct Keeper {
     root: PathBuf,
     shell: Child,
@@ -15,8 +40,9 @@ pub(crate) struct Keeper {
 }
 
 impl Keeper {
-    /// A keeper of `root` (a temporary folder), running `cleanup` (shell) after the kill.
-    pub(crate) fn start(root: &Path, cleanup: &str) -> Result<Self, String> {
+    /// A keeper of `root` (a temporary folder), running `cleanup` (shell, which sees `$ROOT`
+    /// and the variables of `env`) after the kill.
+    pub(crate) fn start(root: &Path, cleanup: &str, env: &[(&str, &Path)]) -> Result<Self, String> {
         let script = format!(
             r#"read _ignored; kill -9 "$(cat "$ROOT/pid" 2>/dev/null)" 2>/dev/null; sleep 0.2; {cleanup}; rm -rf "$ROOT""#
         );
@@ -24,6 +50,7 @@ impl Keeper {
             .arg("-c")
             .arg(script)
             .env("ROOT", root)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::null())

@@ -14,13 +14,14 @@
 //! needs PostgreSQL never passes by skipping. As root (CI), the server runs as the
 //! `postgres` user through `runuser`, since PostgreSQL refuses to run as root.
 
-use std::io::Write;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+use crate::keeper::{self, Keeper};
 
 /// The variable naming an existing server to test against instead of a private one.
 pub const DATABASE_URL_VARIABLE: &str = "FORUMDEX_TEST_DATABASE_URL";
@@ -31,25 +32,24 @@ const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// The URL of the server the tests of this process share (see the module's doc).
 pub fn database_url() -> String {
     static SHARED: OnceLock<Result<String, String>> = OnceLock::new();
-    let url = SHARED.get_or_init(|| {
-        if let Ok(url) = std::env::var(DATABASE_URL_VARIABLE) {
-            return Ok(url);
-        }
-        // Never dropped: the server lives until this process exits, which closes the
-        // pipe its keeper waits on (see `PrivatePostgres::start`).
-        let server = PrivatePostgres::start()?;
-        let url = server.url();
-        std::mem::forget(server);
-        Ok(url)
-    });
-    match url {
-        Ok(url) => url.clone(),
-        Err(why) => panic!(
+    keeper::shared(
+        &SHARED,
+        DATABASE_URL_VARIABLE,
+        Ok,
+        || {
+            // Never dropped: the server lives until this process exits, which closes the
+            // pipe its keeper waits on (see `PrivatePostgres::start`).
+            let server = PrivatePostgres::start()?;
+            let url = server.url();
+            std::mem::forget(server);
+            Ok(url)
+        },
+        &format!(
             "these tests need PostgreSQL: set {DATABASE_URL_VARIABLE}, or install the \
              machine's PostgreSQL server binaries (Debian: apt-get install postgresql) so a \
-             private server can be started ({why})"
+             private server can be started"
         ),
-    }
+    )
 }
 
 /// A URL of the shared server whose connections see only a new, empty schema.
@@ -82,11 +82,8 @@ pub struct PrivatePostgres {
     data: PathBuf,
     port: u16,
     run_as_postgres: bool,
-    /// The keeper: a shell that waits on its standard input, then stops the server and
-    /// removes the folder. Closing `keeper_input` (dropping it, or the process exiting)
-    /// sets it off.
-    keeper: Child,
-    keeper_input: Option<ChildStdin>,
+    /// Stops the server and removes the folder when dropped or when the process exits.
+    _keeper: Keeper,
 }
 
 impl PrivatePostgres {
@@ -111,35 +108,24 @@ impl PrivatePostgres {
             .arg(&data);
         run(&mut init)?;
         let port = free_port()?;
-        let mut keeper = Command::new("sh");
-        keeper
-            .arg("-c")
-            .arg(
-                // Wait for the test process to go (its end of the pipe closes), then stop.
-                r#"read _ignored; "$@" -D "$DATA" stop -m immediate >/dev/null 2>&1; rm -rf "$ROOT""#,
-            )
-            .arg("keeper");
-        if run_as_postgres {
-            keeper.args(["runuser", "-u", "postgres", "--"]);
-        }
-        keeper
-            .arg(bin.join("pg_ctl"))
-            .env("DATA", &data)
-            .env("ROOT", &root)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        let mut keeper = keeper
-            .spawn()
-            .map_err(|err| format!("starting the keeper shell: {err}"))?;
-        let keeper_input = keeper.stdin.take();
+        // Stops the server when the test process goes (`pg_ctl`, as the server's user).
+        let run_as = if run_as_postgres {
+            "runuser -u postgres -- "
+        } else {
+            ""
+        };
+        let pg_ctl = bin.join("pg_ctl");
+        let keeper = Keeper::start(
+            &root,
+            &format!(r#"{run_as}"$PG_CTL" -D "$DATA" stop -m immediate >/dev/null 2>&1"#),
+            &[("PG_CTL", &pg_ctl), ("DATA", &data)],
+        )?;
         let server = Self {
             bin,
             data,
             port,
             run_as_postgres,
-            keeper,
-            keeper_input,
+            _keeper: keeper,
         };
         server.start_again()?;
         Ok(server)
@@ -189,15 +175,6 @@ impl PrivatePostgres {
                 Err(_) => std::thread::sleep(Duration::from_millis(50)),
             }
         }
-    }
-}
-
-impl Drop for PrivatePostgres {
-    fn drop(&mut self) {
-        if let Some(mut input) = self.keeper_input.take() {
-            let _ = input.write_all(b"\n");
-        }
-        let _ = self.keeper.wait();
     }
 }
 

