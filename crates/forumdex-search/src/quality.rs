@@ -299,9 +299,10 @@ fn health_of(word_count: usize, merit: i64, spam: f64, ai: f64) -> f64 {
 /// text lowercased with everything but letters and digits removed. `None` for texts under 3
 /// words (too short for a repeat to mean anything beyond the generic-reply rule).
 ///
-/// A number rather than hex text: indexed as an 8-byte term, its term dictionary costs a
-/// quarter of a 32-character key's to build and merge. Two different texts share a key
-/// with odds of about 1 in 10^7 among ten million posts.
+/// A number rather than hex text: an 8-byte term, whose term dictionary is much cheaper to
+/// build and merge than one of 32-character keys (BENCHMARKS.md, the fifth round). Among
+/// ten million distinct posts the odds that any two share a key are about 3 in a million
+/// (n^2 / 2^65); such a pair would hide the later reply as a repeat.
 pub fn duplicate_key(author: &str, text: &str) -> Option<u64> {
     duplicate_key_of(author, &words(text))
 }
