@@ -140,8 +140,56 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
             other => other?,
         }
     }
+    rekey_observations(conn)?;
     topic_stats::backfill(conn)
 }
+
+/// The layout of `observations` before its key led with the entity: `sha256` alone.
+const OBSERVATIONS_BY_HASH: &str = "SELECT EXISTS (SELECT 1 FROM pragma_table_info('observations') WHERE name = 'sha256' AND pk = 1)";
+
+/// Rewrites an `observations` table keyed by line hash alone (earlier releases) into the
+/// entity-first key of `schema.sql`, once, in one transaction (a million observations take
+/// a few seconds). Checked first without the write lock, like the statistics' backfill.
+fn rekey_observations(conn: &Connection) -> rusqlite::Result<()> {
+    let by_hash = |conn: &Connection| conn.query_row(OBSERVATIONS_BY_HASH, [], |row| row.get(0));
+    if !by_hash(conn)? {
+        return Ok(());
+    }
+    let started = std::time::Instant::now();
+    loop {
+        let rekeyed = (|| {
+            let tx = rusqlite::Transaction::new_unchecked(
+                conn,
+                rusqlite::TransactionBehavior::Immediate,
+            )?;
+            // Another process may have done it while this one waited for the lock.
+            if by_hash(&tx)? {
+                tx.execute_batch(
+                    "CREATE TABLE observations_by_entity (
+                         sha256 BLOB NOT NULL, kind TEXT NOT NULL, entity TEXT NOT NULL,
+                         observed_at INTEGER NOT NULL, seq INTEGER NOT NULL,
+                         PRIMARY KEY (kind, entity, sha256)
+                     ) WITHOUT ROWID;
+                     INSERT INTO observations_by_entity
+                         SELECT sha256, kind, entity, observed_at, seq FROM observations
+                         ORDER BY kind, entity, sha256;
+                     DROP TABLE observations;
+                     ALTER TABLE observations_by_entity RENAME TO observations;",
+                )?;
+            }
+            tx.commit()
+        })();
+        match rekeyed {
+            Err(err)
+                if err.sqlite_error_code() == Some(ErrorCode::DatabaseBusy)
+                    && started.elapsed() < MIGRATION_WAIT => {}
+            other => return other,
+        }
+    }
+}
+
+/// How long opening an older corpus waits for another writer before its migration gives up.
+const MIGRATION_WAIT: Duration = Duration::from_secs(600);
 
 /// The page cache of the one writer connection (256 MiB; readers keep 64 MiB each).
 const WRITER_CACHE: &str = "PRAGMA cache_size = -262144;";

@@ -8,12 +8,16 @@ CREATE TABLE IF NOT EXISTS sequences (
 );
 
 -- Every accepted observation: its identity, when it was seen and which batch brought it.
+-- Keyed by its entity first: a batch's observations then land in a few runs of pages (a
+-- corpus file lists a topic's posts together) instead of one page each at random places,
+-- which made every commit rewrite most of the table's pages.
 CREATE TABLE IF NOT EXISTS observations (
-    sha256       BLOB PRIMARY KEY,
+    sha256       BLOB NOT NULL,
     kind         TEXT NOT NULL,
     entity       TEXT NOT NULL,
     observed_at  INTEGER NOT NULL,
-    seq          INTEGER NOT NULL
+    seq          INTEGER NOT NULL,
+    PRIMARY KEY (kind, entity, sha256)
 ) WITHOUT ROWID;
 
 CREATE TABLE IF NOT EXISTS board_versions (

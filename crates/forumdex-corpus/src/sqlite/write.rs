@@ -74,9 +74,18 @@ pub(super) fn import_batch(
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut outcome = BatchOutcome::default();
     for observation in observations {
+        // A line's hash names one record, so one entity: the entity-first key finds it.
+        let entity = Entity::of(&observation.record);
+        let entity_key = entity.key_text();
         let known = tx
-            .prepare_cached("SELECT 1 FROM observations WHERE sha256 = ?1")?
-            .exists([&observation.line_sha256[..]])?;
+            .prepare_cached(
+                "SELECT 1 FROM observations WHERE kind = ?1 AND entity = ?2 AND sha256 = ?3",
+            )?
+            .exists(params![
+                entity.kind,
+                entity_key,
+                &observation.line_sha256[..]
+            ])?;
         if known {
             outcome.known_observations += 1;
             continue;
@@ -90,7 +99,6 @@ pub(super) fn import_batch(
                 seq
             }
         };
-        let entity = Entity::of(&observation.record);
         tx.prepare_cached(
             "INSERT INTO observations (sha256, kind, entity, observed_at, seq)
              VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -98,7 +106,7 @@ pub(super) fn import_batch(
         .execute(params![
             &observation.line_sha256[..],
             entity.kind,
-            entity.key_text(),
+            entity_key,
             observation.observed_at.0,
             seq
         ])?;

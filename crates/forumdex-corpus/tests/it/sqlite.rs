@@ -82,6 +82,78 @@ fn a_database_from_before_deletions_is_migrated() {
     assert_eq!(store.counts(seq).unwrap().posts, before - 1);
 }
 
+/// A corpus whose observations are keyed by line hash alone (earlier releases) gets the
+/// entity-first key, keeps every observation, and still knows the lines it has seen.
+#[test]
+fn observations_keyed_by_hash_are_rekeyed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(SqliteCorpusStore::FILE_NAME);
+    let lines: Vec<String> = (1..=50).map(|id| post_line(id, 1)).collect();
+    {
+        let store = SqliteCorpusStore::open(dir.path()).unwrap();
+        import_lines(&store, &lines);
+    }
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let observations = |conn: &rusqlite::Connection| -> Vec<(Vec<u8>, String, String, i64, i64)> {
+        conn.prepare(
+            "SELECT sha256, kind, entity, observed_at, seq FROM observations ORDER BY sha256",
+        )
+        .unwrap()
+        .query_map([], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+    };
+    let before = observations(&conn);
+    assert_eq!(before.len(), 50);
+    conn.execute_batch(
+        "CREATE TABLE old_observations (
+             sha256 BLOB PRIMARY KEY, kind TEXT NOT NULL, entity TEXT NOT NULL,
+             observed_at INTEGER NOT NULL, seq INTEGER NOT NULL
+         ) WITHOUT ROWID;
+         INSERT INTO old_observations SELECT sha256, kind, entity, observed_at, seq FROM observations;
+         DROP TABLE observations;
+         ALTER TABLE old_observations RENAME TO observations;",
+    )
+    .unwrap();
+    drop(conn);
+    let store = SqliteCorpusStore::open(dir.path()).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let key: Vec<String> = conn
+        .prepare("SELECT name FROM pragma_table_info('observations') WHERE pk > 0 ORDER BY pk")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(key, ["kind", "entity", "sha256"]);
+    assert_eq!(observations(&conn), before);
+    // The same lines again are known; one more line is new.
+    let observations: Vec<Observation> = lines
+        .iter()
+        .chain([&post_line(51, 1)])
+        .map(|line| Observation::parse_line(line.as_bytes()).unwrap())
+        .collect();
+    let outcome = store.import_batch(&observations, Millis(1)).unwrap();
+    assert_eq!(
+        (outcome.known_observations, outcome.new_observations),
+        (50, 1)
+    );
+}
+
+/// A post line of topic `topic`.
+fn post_line(id: i64, topic: i64) -> String {
+    forumdex_testkit::corpus::fixtures::post(
+        id,
+        topic,
+        Some(1),
+        Some("2020-01-01T00:00:00Z"),
+        serde_json::json!({"observed_at": "2024-01-01T00:00:00Z"}),
+    )
+}
+
 /// xorshift64: deterministic randomness for the workloads below.
 struct Rng(u64);
 
