@@ -32,11 +32,8 @@
 //!   backfilled corpus, before the topic's last change), the read aggregates.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
 
-use rusqlite::{
-    Connection, ErrorCode, OptionalExtension, Transaction, TransactionBehavior, params,
-};
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use crate::derive::{TopicAggregates, TopicSums};
 
@@ -372,35 +369,15 @@ fn insert(
     Ok(())
 }
 
-/// How long opening waits for another process backfilling the same corpus.
-const BACKFILL_WAIT: Duration = Duration::from_secs(600);
-
 /// Gives a corpus without statistics (new, or from an earlier release) its statistics at
 /// its newest sequence, once (see the module docs, "Coverage"), with the takedown topics
 /// they rely on. Another process opening the same corpus meanwhile waits for it.
 pub(super) fn backfill(conn: &Connection) -> rusqlite::Result<()> {
-    // Checked first without the write lock: a corpus opened while an import runs, or in a
-    // read-only folder, need not wait for it.
-    if backfilled(conn)? {
-        return Ok(());
-    }
-    let started = Instant::now();
-    loop {
-        match backfill_once(conn) {
-            Err(err)
-                if err.sqlite_error_code() == Some(ErrorCode::DatabaseBusy)
-                    && started.elapsed() < BACKFILL_WAIT => {}
-            other => return other,
-        }
-    }
+    super::migrate_once(conn, |conn| Ok(!backfilled(conn)?), backfill_now)
 }
 
-fn backfill_once(conn: &Connection) -> rusqlite::Result<()> {
-    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
-    if backfilled(&tx)? {
-        return Ok(());
-    }
-    let seq = latest_seq(&tx)?;
+fn backfill_now(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    let seq = latest_seq(tx)?;
     tx.execute(
         &format!(
             "INSERT INTO topic_merit_senders (topic_id, sender_id, entries)
@@ -420,7 +397,7 @@ fn backfill_once(conn: &Connection) -> rusqlite::Result<()> {
         .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
     for (topic_id, last_change) in last_changes {
-        let aggregates = topic::aggregates(&tx, topic_id, seq, Counted::Live)?;
+        let aggregates = topic::aggregates(tx, topic_id, seq, Counted::Live)?;
         if aggregates.sums.post_count == 0 {
             continue;
         }
@@ -430,18 +407,17 @@ fn backfill_once(conn: &Connection) -> rusqlite::Result<()> {
             |row| row.get(0),
         )?;
         let stats = with_posts(
-            &tx,
+            tx,
             topic_id,
             seq,
             aggregates.sums,
             aggregates.merit_observed_at,
             listed_senders,
         )?;
-        insert(&tx, topic_id, last_change, &stats)?;
+        insert(tx, topic_id, last_change, &stats)?;
     }
     tx.execute("INSERT INTO topic_stats_since (seq) VALUES (?1)", [seq])?;
-    takedowns::record_topics(&tx, None)?;
-    tx.commit()
+    takedowns::record_topics(tx, None)
 }
 
 fn backfilled(conn: &Connection) -> rusqlite::Result<bool> {
