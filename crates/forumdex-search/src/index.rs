@@ -18,16 +18,13 @@ use forumdex_corpus::html::img_tags;
 use forumdex_corpus::text::{html_to_search_text, html_to_text};
 use forumdex_corpus::{ChangePosition, CorpusRead, Millis, PostChange, PostDoc};
 use serde::{Deserialize, Serialize};
-use tantivy::collector::TopDocs;
 use tantivy::merge_policy::{LogMergePolicy, MergeCandidate, MergePolicy};
-use tantivy::query::TermQuery;
 use tantivy::schema::{
-    FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing,
-    TextOptions, Value,
+    FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
 };
 use tantivy::{
-    Index, IndexReader, IndexWriter, InvertedIndexReader, ReloadPolicy, Searcher, SegmentMeta,
-    TantivyDocument, Term,
+    DocSet, Index, IndexReader, IndexWriter, InvertedIndexReader, ReloadPolicy, Searcher,
+    SegmentMeta, TERMINATED, TantivyDocument, Term,
 };
 
 use crate::SearchError;
@@ -507,20 +504,26 @@ impl SearchIndexes {
         Ok((doc, hidden))
     }
 
-    /// Whether a committed document of another post carries duplicate key `key`.
+    /// Whether a committed, live document of another post carries duplicate key `key`: read
+    /// from the postings of the key and the `post_id` column, without running a query (a
+    /// scored query would first sum the field's statistics over every segment).
     fn duplicate_in(&self, index: &LangIndex, key: u64, post_id: i64) -> Result<bool, SearchError> {
-        let searcher = index.reader.searcher();
         let term = Term::from_field_u64(self.fields.dup_key, key);
-        // Most keys are unique: the term dictionary answers without running a query.
-        if searcher.doc_freq(&term)? == 0 {
-            return Ok(false);
-        }
-        let query = TermQuery::new(term, IndexRecordOption::Basic);
-        let found = searcher.search(&query, &TopDocs::with_limit(2).order_by_score())?;
-        for (_, address) in found {
-            let doc: TantivyDocument = searcher.doc(address)?;
-            if doc.get_first(self.fields.post_id).and_then(|v| v.as_i64()) != Some(post_id) {
-                return Ok(true);
+        let searcher = index.reader.searcher();
+        for segment in searcher.segment_readers() {
+            let Some(mut postings) = segment
+                .inverted_index(self.fields.dup_key)?
+                .read_postings(&term, IndexRecordOption::Basic)?
+            else {
+                continue;
+            };
+            let post_ids = segment.fast_fields().i64("post_id")?;
+            while postings.doc() != TERMINATED {
+                let doc = postings.doc();
+                if !segment.is_deleted(doc) && post_ids.first(doc) != Some(post_id) {
+                    return Ok(true);
+                }
+                postings.advance();
             }
         }
         Ok(false)

@@ -93,6 +93,31 @@ fn near_duplicate_replies_by_one_author_are_filtered() {
 }
 
 #[test]
+fn a_copy_of_a_deleted_reply_is_not_a_duplicate() {
+    let world = World::new();
+    let text = "I think the quasar wallet is the safest choice for long term storage of coins";
+    let by = |id: i64| {
+        post(
+            id,
+            1,
+            text,
+            json!({"author": {"profile_id": 3, "username": "copycat"}}),
+        )
+    };
+    world.import_and_sync(&[post(1, 1, "Which wallet?", json!({"is_op": true})), by(2)]);
+    // The original is gone from the forum, so from the index: a later copy is the only
+    // one left, and is shown.
+    world.import_and_sync(&[post(
+        2,
+        1,
+        "",
+        json!({"deleted": true, "observed_at": "2024-04-01T12:00:00Z"}),
+    )]);
+    world.import_and_sync(&[by(3)]);
+    assert_eq!(ids(&world.search("quasar")), [3]);
+}
+
+#[test]
 fn questions_favour_replies_over_the_question() {
     let world = World::new();
     world.import_and_sync(&[
