@@ -1,6 +1,7 @@
 //! The `forumdex` command line: one subcommand per file in [`commands`], the shared
 //! options in [`cli`]. `main.rs` only calls [`run`].
 
+pub mod allocator;
 pub mod cli;
 pub mod commands;
 pub mod output;

@@ -40,6 +40,9 @@ pub fn run(global: &GlobalArgs, args: ImportArgs) -> anyhow::Result<()> {
             anyhow::bail!("{} is not a readable file", path.display());
         }
     }
+    if !crate::allocator::keep_freed_memory() {
+        tracing::debug!("mimalloc's purge delay is not the default: left as it is");
+    }
     let storage = storage(global)?;
     let corpus = storage.corpus()?;
     let store = corpus.read.as_ref();
