@@ -10,7 +10,7 @@
 //! harmless: every change deletes the post's previous document (by `post_id`, in every index
 //! that holds it) before adding the new one, so each post has at most one document.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -48,6 +48,9 @@ const SMALL_SEGMENT_DOCS: u32 = 50_000;
 /// Larger segments of similar sizes are merged when this many have gathered.
 const SEGMENTS_PER_MERGE: usize = 4;
 const STATE_FILE: &str = "state.json";
+/// Indexes of up to this many documents (deleted ones included) have their post IDs
+/// listed in a hash set for a sync window ([`PostIds`]): at most a few MB each.
+const LISTED_POST_IDS: u64 = 250_000;
 
 mod seed;
 
@@ -380,46 +383,51 @@ impl SearchIndexes {
     ) -> Result<(), SearchError> {
         let mut writers: HashMap<String, (Arc<LangIndex>, IndexWriter)> = HashMap::new();
         let mut seen_dups: HashMap<u64, i64> = HashMap::new();
+        // What the indexes held when the window started (their committed state does not
+        // change until the window commits). A replay after a crash between the indexes'
+        // commits and the state's rename finds the documents it already added here.
+        let committed = self
+            .all()
+            .into_iter()
+            .map(|index| {
+                let ids = PostIds::of(
+                    &index.reader.searcher(),
+                    self.fields.post_id,
+                    LISTED_POST_IDS,
+                )?;
+                Ok((index, ids))
+            })
+            .collect::<Result<Vec<_>, SearchError>>()?;
+        // Removes a post's previous document wherever it is: its language, so its index,
+        // may have changed. Most changes of a bulk import are new posts, held nowhere.
+        let remove = |writers: &mut HashMap<String, (Arc<LangIndex>, IndexWriter)>,
+                      post_id: i64|
+         -> Result<(), SearchError> {
+            let term = Term::from_field_i64(self.fields.post_id, post_id);
+            for (index, ids) in &committed {
+                if ids.holds(post_id, &term)? {
+                    writer_for(writers, index)?.delete_term(term.clone());
+                }
+            }
+            Ok(())
+        };
         let mut after = ChangePosition::default();
         loop {
             let page = corpus.posts_changed(since, upto, after, PAGE)?;
             let Some((last, _)) = page.last() else { break };
             after = *last;
             let short = page.len() < PAGE;
-            // From sequence 0 the indexes are empty: no previous versions to look for.
-            let others = if since == 0 { Vec::new() } else { self.all() };
-            let searchers = others
-                .iter()
-                .map(|i| PostIds::of(&i.reader.searcher(), self.fields.post_id))
-                .collect::<Result<Vec<_>, _>>()?;
             for (_, change) in &page {
-                let post = match change {
-                    PostChange::Current(post) => post,
-                    PostChange::Deleted { post_id } => {
-                        // Served as absent: drop it wherever it is.
-                        let id_term = Term::from_field_i64(self.fields.post_id, *post_id);
-                        for (other, searcher) in others.iter().zip(&searchers) {
-                            if searcher.holds(&id_term)? {
-                                writer_for(&mut writers, other)?.delete_term(id_term.clone());
-                            }
-                        }
-                        report.posts_deleted += 1;
-                        continue;
-                    }
+                remove(&mut writers, change.post_id())?;
+                let PostChange::Current(post) = change else {
+                    // Served as absent: removed is all.
+                    report.posts_deleted += 1;
+                    continue;
                 };
                 let key = analysis::index_key_for(post.language.as_deref());
-                let id_term = Term::from_field_i64(self.fields.post_id, post.post_id);
-                // Remove the previous version wherever it is (its language may have changed).
-                for (other, searcher) in others.iter().zip(&searchers) {
-                    if other.key != key && searcher.holds(&id_term)? {
-                        writer_for(&mut writers, other)?.delete_term(id_term.clone());
-                    }
-                }
                 let target = self.open_index(&key)?;
                 let (doc, hidden) = self.document(post, &target, &mut seen_dups)?;
-                let writer = writer_for(&mut writers, &target)?;
-                writer.delete_term(id_term);
-                writer.add_document(doc)?;
+                writer_for(&mut writers, &target)?.add_document(doc)?;
                 report.posts_indexed += 1;
                 report.posts_hidden += u64::from(hidden);
             }
@@ -547,33 +555,56 @@ fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// The `post_id` dictionaries of the segments of one committed index, opened once per
-/// page of changes rather than once per post.
-struct PostIds(Vec<Arc<InvertedIndexReader>>);
+/// The post IDs of one committed index, gathered once per sync window: every change is
+/// looked for in every other index (its language may have changed), so this is asked
+/// about 30 times per post.
+enum PostIds {
+    /// A small index's IDs in a hash set, read from the `post_id` column: most indexes are
+    /// small, and a probe costs less than a walk of each segment's term dictionary.
+    Listed(HashSet<i64>),
+    /// A large index's `post_id` term dictionaries, one per segment.
+    Dictionaries(Vec<Arc<InvertedIndexReader>>),
+}
 
 impl PostIds {
-    fn of(searcher: &Searcher, post_id: Field) -> Result<Self, SearchError> {
-        let readers = searcher
-            .segment_readers()
+    /// Lists the IDs when the index has at most `listed_max` documents, deleted ones
+    /// included ([`LISTED_POST_IDS`]).
+    fn of(searcher: &Searcher, post_id: Field, listed_max: u64) -> Result<Self, SearchError> {
+        let segments = searcher.segment_readers();
+        let docs: u64 = segments.iter().map(|s| u64::from(s.max_doc())).sum();
+        if docs <= listed_max {
+            let mut ids = HashSet::with_capacity(docs as usize);
+            for segment in segments {
+                let column = segment.fast_fields().i64("post_id")?;
+                ids.extend((0..segment.max_doc()).filter_map(|doc| column.first(doc)));
+            }
+            return Ok(Self::Listed(ids));
+        }
+        let readers = segments
             .iter()
             .map(|segment| segment.inverted_index(post_id))
             .collect::<Result<_, _>>()?;
-        Ok(Self(readers))
+        Ok(Self::Dictionaries(readers))
     }
 
-    /// Whether the index may hold a document with `term`, read from the term dictionaries
-    /// alone (no query is run). Deleted documents count too, so it may say yes for a post
-    /// already removed; the caller then deletes by the term again, which is harmless.
-    fn holds(&self, term: &Term) -> Result<bool, SearchError> {
-        for reader in &self.0 {
-            if reader
-                .get_term_info(term)?
-                .is_some_and(|info| info.doc_freq > 0)
-            {
-                return Ok(true);
+    /// Whether the index may hold a document of the post `id` (its term `term`), without
+    /// running a query. Deleted documents count too, so it may say yes for a post already
+    /// removed; the caller then deletes by the term again, which is harmless.
+    fn holds(&self, id: i64, term: &Term) -> Result<bool, SearchError> {
+        match self {
+            Self::Listed(ids) => Ok(ids.contains(&id)),
+            Self::Dictionaries(readers) => {
+                for reader in readers {
+                    if reader
+                        .get_term_info(term)?
+                        .is_some_and(|info| info.doc_freq > 0)
+                    {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
             }
         }
-        Ok(false)
     }
 }
 
@@ -643,4 +674,43 @@ fn wipe(root: &Path) -> Result<(), SearchError> {
 
 fn io_error(path: &Path, err: std::io::Error) -> SearchError {
     SearchError::Index(format!("{}: {err}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listed_and_dictionary_post_ids_agree() {
+        let (schema, fields) = schema();
+        let index = Index::create_in_ram(schema);
+        analysis::register(&index, "en");
+        let mut writer: IndexWriter = index.writer_with_num_threads(1, 15_000_000).unwrap();
+        for id in [3, 5, 8] {
+            let mut doc = TantivyDocument::new();
+            doc.add_i64(fields.post_id, id);
+            writer.add_document(doc).unwrap();
+        }
+        writer.commit().unwrap();
+        let mut doc = TantivyDocument::new();
+        doc.add_i64(fields.post_id, 13);
+        writer.add_document(doc).unwrap();
+        writer.delete_term(Term::from_field_i64(fields.post_id, 5));
+        writer.commit().unwrap();
+        let searcher = index.reader().unwrap().searcher();
+        let listed = PostIds::of(&searcher, fields.post_id, 10).unwrap();
+        let dictionaries = PostIds::of(&searcher, fields.post_id, 1).unwrap();
+        assert!(matches!(listed, PostIds::Listed(_)));
+        assert!(matches!(dictionaries, PostIds::Dictionaries(_)));
+        for ids in [&listed, &dictionaries] {
+            let holds = |id: i64| {
+                ids.holds(id, &Term::from_field_i64(fields.post_id, id))
+                    .unwrap()
+            };
+            // A deleted document may still count (the caller deletes again, harmlessly);
+            // a live one always does, a post never indexed never does.
+            assert!(holds(3) && holds(8) && holds(13));
+            assert!(!holds(4) && !holds(21));
+        }
+    }
 }

@@ -277,16 +277,29 @@ fn spam_of(words: &Words<'_>, html: &str) -> f64 {
             score += 0.7;
         }
     }
-    let (letters, upper) = text
-        .chars()
-        .filter(|c| c.is_alphabetic())
-        .fold((0usize, 0usize), |(letters, upper), c| {
-            (letters + 1, upper + usize::from(c.is_uppercase()))
-        });
+    let (letters, upper) = letters_and_capitals(text);
     if letters >= 20 && upper * 10 >= letters * 7 {
         score += 0.3;
     }
     f64::min(score, 1.0)
+}
+
+/// The letters of `text` and how many of them are capitals; ASCII text (most posts) is
+/// counted byte by byte, with the same result.
+fn letters_and_capitals(text: &str) -> (usize, usize) {
+    if text.is_ascii() {
+        return text.bytes().fold((0, 0), |(letters, upper), b| {
+            (
+                letters + usize::from(b.is_ascii_alphabetic()),
+                upper + usize::from(b.is_ascii_uppercase()),
+            )
+        });
+    }
+    text.chars()
+        .filter(|c| c.is_alphabetic())
+        .fold((0, 0), |(letters, upper), c| {
+            (letters + 1, upper + usize::from(c.is_uppercase()))
+        })
 }
 
 /// Machine-written style: stock phrases per sentence (saturating at one phrase per two
@@ -366,6 +379,26 @@ fn duplicate_key_of(author: &str, word_list: &[String]) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn letters_and_capitals_count_ascii_as_unicode_does() {
+        let by_chars = |text: &str| {
+            text.chars()
+                .filter(|c| c.is_alphabetic())
+                .fold((0, 0), |(l, u), c| {
+                    (l + 1, u + usize::from(c.is_uppercase()))
+                })
+        };
+        for text in [
+            "",
+            "BUY NOW 100x!!",
+            "Hello, World 42",
+            "Grüße AUS Köln",
+            "ΑΒΓ abc",
+        ] {
+            assert_eq!(letters_and_capitals(text), by_chars(text), "{text}");
+        }
+    }
 
     const GOOD: &str = "The difficulty adjustment happens every 2016 blocks. If blocks came faster \
         than ten minutes on average, the target shrinks so that mining gets harder; otherwise it \

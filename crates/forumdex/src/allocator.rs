@@ -41,7 +41,10 @@ mod tests {
     use super::*;
 
     #[test]
-    #[expect(unsafe_code, reason = "reads mimalloc's option through its C interface")]
+    #[expect(
+        unsafe_code,
+        reason = "reads mimalloc's option through its C interface"
+    )]
     fn the_purge_delay_option_is_where_mimalloc_documents_it() {
         if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
             return;

@@ -93,3 +93,36 @@ fn rebuild_and_reopen_keep_the_same_documents() {
     assert_eq!(reopened.synced_seq().unwrap(), 1);
     assert_eq!(reopened.doc_counts().get("en"), Some(&30));
 }
+
+#[test]
+fn a_window_replayed_after_a_crash_keeps_one_document_per_post() {
+    let world = World::new();
+    world.import_and_sync(&[
+        post(
+            9,
+            1,
+            "kartoffel salat rezept und mehr worte",
+            json!({"language": "en"}),
+        ),
+        post(10, 1, "zeppelin hangar notes", json!({})),
+    ]);
+    // A crash after the indexes committed the window but before `state.json` recorded it:
+    // the next sync replays the window from sequence 0, now with post 9 in German.
+    let state_file = world.dir.path().join("search/state.json");
+    let mut state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&state_file).unwrap()).unwrap();
+    state["synced_seq"] = json!(0);
+    std::fs::write(&state_file, state.to_string()).unwrap();
+    world.import(&[post(
+        9,
+        1,
+        "kartoffel salat rezept und mehr worte",
+        json!({"language": "de", "observed_at": "2024-04-01T12:00:00Z"}),
+    )]);
+    world.sync();
+    assert_eq!(world.indexes.synced_seq().unwrap(), 2);
+    assert_eq!(world.search("kartoffel").total, 1);
+    assert!(world.search_lang("kartoffel", "en").hits.is_empty());
+    assert_eq!(ids(&world.search_lang("kartoffel", "de")), [9]);
+    assert_eq!(world.search("zeppelin").total, 1);
+}
