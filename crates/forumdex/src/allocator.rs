@@ -7,7 +7,7 @@ use libmimalloc_sys::{mi_option_get, mi_option_set, mi_option_t};
 /// so [`keep_freed_memory`] checks it against the option's default before use.
 const PURGE_DELAY: mi_option_t = 15;
 /// mimalloc's default purge delay, in milliseconds.
-const DEFAULT_PURGE_DELAY_MS: i64 = 1_000;
+const DEFAULT_PURGE_DELAY_MS: std::ffi::c_long = 1_000;
 
 /// Keeps the memory the process frees for its own reuse until it exits, instead of returning
 /// it to the system after mimalloc's purge delay (1 s). An import allocates and frees the
@@ -28,11 +28,11 @@ pub fn keep_freed_memory() -> bool {
     // SAFETY: both calls only read or store one integer of mimalloc's option table; the
     // option is read again each time memory is about to be purged.
     unsafe {
-        if i64::from(mi_option_get(PURGE_DELAY)) != DEFAULT_PURGE_DELAY_MS {
+        if mi_option_get(PURGE_DELAY) != DEFAULT_PURGE_DELAY_MS {
             return false;
         }
         mi_option_set(PURGE_DELAY, -1);
-        i64::from(mi_option_get(PURGE_DELAY)) == -1
+        mi_option_get(PURGE_DELAY) == -1
     }
 }
 
@@ -51,7 +51,7 @@ mod tests {
         }
         // SAFETY: reads one integer of the option table.
         let delay = unsafe { mi_option_get(PURGE_DELAY) };
-        assert_eq!(i64::from(delay), DEFAULT_PURGE_DELAY_MS);
+        assert_eq!(delay, DEFAULT_PURGE_DELAY_MS);
         assert!(keep_freed_memory());
         assert!(!keep_freed_memory(), "already changed: left alone");
     }
