@@ -556,8 +556,8 @@ fn round3(x: f64) -> f64 {
 }
 
 /// The post IDs of one committed index, gathered once per sync window: every change is
-/// looked for in every other index (its language may have changed), so this is asked
-/// about 30 times per post.
+/// looked for in every index (its language may have changed), so this is asked about 30
+/// times per post.
 enum PostIds {
     /// A small index's IDs in a hash set, read from the `post_id` column: most indexes are
     /// small, and a probe costs less than a walk of each segment's term dictionary.
