@@ -16,10 +16,10 @@ const DEFAULT_PURGE_DELAY_MS: std::ffi::c_long = 1_000;
 /// the 1.4M-post import (BENCHMARKS.md, "The seventh round"). The price is resident memory:
 /// the peak stays resident until the command ends.
 ///
-/// Only for commands that end when their batch is done (`import`), never for `serve`. Does
-/// nothing, and says so, when the option does not hold its default: the operator set
-/// `MIMALLOC_PURGE_DELAY` (which then stands), or another mimalloc numbers its options
-/// differently.
+/// Only for commands that end when their batch is done (`import`), never for `serve`.
+/// Returns whether it changed the option: it leaves alone an option that does not hold its
+/// default, because the operator set `MIMALLOC_PURGE_DELAY` (which then stands) or another
+/// mimalloc numbers its options differently.
 #[expect(
     unsafe_code,
     reason = "mimalloc's options are set through its C interface; no safe wrapper exists"
