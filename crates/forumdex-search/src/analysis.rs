@@ -10,10 +10,11 @@
 
 use tantivy::Index;
 use tantivy::tokenizer::{
-    AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter,
-    TextAnalyzer, Token, TokenStream, Tokenizer,
+    AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, StopWordFilter, TextAnalyzer,
+    Token, TokenStream, Tokenizer,
 };
 
+use crate::cached_stem::CachedStemmer;
 use crate::gated_stem::GatedStemmer;
 
 /// The index of posts whose language is unknown (`null` in the corpus). It uses English
@@ -104,7 +105,7 @@ fn analyzer(key: &str, highlighted: Option<&[String]>) -> TextAnalyzer {
             Some(terms) if GatedStemmer::holds_for(language) => {
                 builder.filter_dynamic(GatedStemmer::english(terms))
             }
-            _ => builder.filter_dynamic(Stemmer::new(language)),
+            _ => builder.filter_dynamic(CachedStemmer::new(language)),
         };
     }
     builder.filter_dynamic(AsciiFoldingFilter).build()

@@ -10,6 +10,7 @@
 //! - [`search`]: queries, re-ranking, spelling and highlights.
 
 pub mod analysis;
+mod cached_stem;
 mod gated_stem;
 pub mod index;
 pub mod quality;
