@@ -10,13 +10,15 @@
 //! harmless: every change deletes the post's previous document (by `post_id`, in every index
 //! that holds it) before adding the new one, so each post has at most one document.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
 use forumdex_corpus::html::img_tags;
 use forumdex_corpus::text::{html_to_search_text, html_to_text};
 use forumdex_corpus::{ChangePosition, CorpusRead, Millis, PostChange, PostDoc};
+use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 use tantivy::merge_policy::{LogMergePolicy, MergeCandidate, MergePolicy};
 use tantivy::schema::{
@@ -48,9 +50,13 @@ const SMALL_SEGMENT_DOCS: u32 = 50_000;
 /// Larger segments of similar sizes are merged when this many have gathered.
 const SEGMENTS_PER_MERGE: usize = 4;
 const STATE_FILE: &str = "state.json";
-/// Indexes of up to this many documents (deleted ones included) have their post IDs
-/// listed in a hash set for a sync window ([`PostIds`]): at most a few MB each.
-const LISTED_POST_IDS: u64 = 250_000;
+/// Indexes of up to this many documents (deleted ones included) may have their post IDs
+/// listed in a hash set for a sync window ([`PostIds`]): at most about 40 MB.
+const LISTED_POST_IDS: u64 = 2_000_000;
+/// Documents whose post IDs can be listed (about 50 ns each, from the `post_id` column) for
+/// the cost of one walk of a segment's `post_id` term dictionary (40 to 200 ns; measured on
+/// the index of the 1.4M import's English posts).
+const DOCS_PER_LOOKUP: u64 = 2;
 
 mod seed;
 
@@ -386,25 +392,21 @@ impl SearchIndexes {
         // What the indexes held when the window started (their committed state does not
         // change until the window commits). A replay after a crash between the indexes'
         // commits and the state's rename finds the documents it already added here.
-        let committed = self
+        let mut committed = self
             .all()
             .into_iter()
             .map(|index| {
-                let ids = PostIds::of(
-                    &index.reader.searcher(),
-                    self.fields.post_id,
-                    LISTED_POST_IDS,
-                )?;
+                let ids = PostIds::of(index.reader.searcher(), self.fields.post_id)?;
                 Ok((index, ids))
             })
             .collect::<Result<Vec<_>, SearchError>>()?;
         // Removes a post's previous document wherever it is: its language, so its index,
         // may have changed. Most changes of a bulk import are new posts, held nowhere.
-        let remove = |writers: &mut HashMap<String, (Arc<LangIndex>, IndexWriter)>,
-                      post_id: i64|
+        let mut remove = |writers: &mut HashMap<String, (Arc<LangIndex>, IndexWriter)>,
+                          post_id: i64|
          -> Result<(), SearchError> {
             let term = Term::from_field_i64(self.fields.post_id, post_id);
-            for (index, ids) in &committed {
+            for (index, ids) in &mut committed {
                 if ids.holds(post_id, &term)? {
                     writer_for(writers, index)?.delete_term(term.clone());
                 }
@@ -555,56 +557,78 @@ fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// The post IDs of one committed index, gathered once per sync window: every change is
-/// looked for in every index (its language may have changed), so this is asked about 30
-/// times per post.
-enum PostIds {
-    /// A small index's IDs in a hash set, read from the `post_id` column: most indexes are
-    /// small, and a probe costs less than a walk of each segment's term dictionary.
-    Listed(HashSet<i64>),
-    /// A large index's `post_id` term dictionaries, one per segment.
-    Dictionaries(Vec<Arc<InvertedIndexReader>>),
+/// Where the sync looks for a post's previous document in one committed index, for one
+/// window: every change is looked for in every index (its language may have changed), so
+/// this is asked about 30 times per post.
+///
+/// It first walks the segments' `post_id` term dictionaries. Once those walks have cost
+/// about as much as listing the index's post IDs would ([`DOCS_PER_LOOKUP`] documents per
+/// walk), it lists them in a hash set, read from the `post_id` column, and answers from
+/// it: a bulk import asks every index once per post, a running server's small windows only
+/// a few times each.
+struct PostIds {
+    searcher: Searcher,
+    /// The segments' `post_id` term dictionaries.
+    dictionaries: Vec<Arc<InvertedIndexReader>>,
+    /// Documents of the index, deleted ones included.
+    docs: u64,
+    /// Dictionary walks made so far.
+    lookups: u64,
+    /// The IDs, once listed.
+    listed: Option<FxHashSet<i64>>,
 }
 
 impl PostIds {
-    /// Lists the IDs when the index has at most `listed_max` documents, deleted ones
-    /// included ([`LISTED_POST_IDS`]).
-    fn of(searcher: &Searcher, post_id: Field, listed_max: u64) -> Result<Self, SearchError> {
+    /// The post IDs of the index `searcher` reads.
+    fn of(searcher: Searcher, post_id: Field) -> Result<Self, SearchError> {
         let segments = searcher.segment_readers();
-        let docs: u64 = segments.iter().map(|s| u64::from(s.max_doc())).sum();
-        if docs <= listed_max {
-            let mut ids = HashSet::with_capacity(docs as usize);
-            for segment in segments {
-                let column = segment.fast_fields().i64("post_id")?;
-                ids.extend((0..segment.max_doc()).filter_map(|doc| column.first(doc)));
-            }
-            return Ok(Self::Listed(ids));
-        }
-        let readers = segments
+        let dictionaries = segments
             .iter()
             .map(|segment| segment.inverted_index(post_id))
             .collect::<Result<_, _>>()?;
-        Ok(Self::Dictionaries(readers))
+        let docs = segments.iter().map(|s| u64::from(s.max_doc())).sum();
+        Ok(Self {
+            searcher,
+            dictionaries,
+            docs,
+            lookups: 0,
+            listed: None,
+        })
     }
 
     /// Whether the index may hold a document of the post `id` (its term `term`), without
     /// running a query. Deleted documents count too, so it may say yes for a post already
     /// removed; the caller then deletes by the term again, which is harmless.
-    fn holds(&self, id: i64, term: &Term) -> Result<bool, SearchError> {
-        match self {
-            Self::Listed(ids) => Ok(ids.contains(&id)),
-            Self::Dictionaries(readers) => {
-                for reader in readers {
-                    if reader
-                        .get_term_info(term)?
-                        .is_some_and(|info| info.doc_freq > 0)
-                    {
-                        return Ok(true);
-                    }
-                }
-                Ok(false)
+    fn holds(&mut self, id: i64, term: &Term) -> Result<bool, SearchError> {
+        if self.listed.is_none()
+            && self.lookups * DOCS_PER_LOOKUP >= self.docs
+            && self.docs <= LISTED_POST_IDS
+        {
+            self.listed = Some(self.list()?);
+        }
+        if let Some(ids) = &self.listed {
+            return Ok(ids.contains(&id));
+        }
+        for dictionary in &self.dictionaries {
+            self.lookups += 1;
+            if dictionary
+                .get_term_info(term)?
+                .is_some_and(|info| info.doc_freq > 0)
+            {
+                return Ok(true);
             }
         }
+        Ok(false)
+    }
+
+    fn list(&self) -> Result<FxHashSet<i64>, SearchError> {
+        let mut ids = FxHashSet::default();
+        ids.reserve(self.docs as usize);
+        for segment in self.searcher.segment_readers() {
+            let column = segment.fast_fields().i64("post_id")?;
+            ids.extend((0..segment.max_doc()).filter_map(|doc| column.first(doc)));
+        }
+        Ok(ids)
     }
 }
 
@@ -613,8 +637,8 @@ fn writer_for<'a>(
     index: &Arc<LangIndex>,
 ) -> Result<&'a IndexWriter, SearchError> {
     let entry = match writers.entry(index.key.clone()) {
-        std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
-        std::collections::hash_map::Entry::Vacant(entry) => {
+        Entry::Occupied(entry) => entry.into_mut(),
+        Entry::Vacant(entry) => {
             let writer: IndexWriter = index.index.writer_with_num_threads(1, WRITER_BYTES)?;
             writer.set_merge_policy(Box::new(SegmentMerges::default()));
             entry.insert((Arc::clone(index), writer))
@@ -681,7 +705,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn listed_and_dictionary_post_ids_agree() {
+    fn walked_and_listed_post_ids_agree() {
         let (schema, fields) = schema();
         let index = Index::create_in_ram(schema);
         analysis::register(&index, "en");
@@ -698,19 +722,25 @@ mod tests {
         writer.delete_term(Term::from_field_i64(fields.post_id, 5));
         writer.commit().unwrap();
         let searcher = index.reader().unwrap().searcher();
-        let listed = PostIds::of(&searcher, fields.post_id, 10).unwrap();
-        let dictionaries = PostIds::of(&searcher, fields.post_id, 1).unwrap();
-        assert!(matches!(listed, PostIds::Listed(_)));
-        assert!(matches!(dictionaries, PostIds::Dictionaries(_)));
-        for ids in [&listed, &dictionaries] {
-            let holds = |id: i64| {
-                ids.holds(id, &Term::from_field_i64(fields.post_id, id))
-                    .unwrap()
-            };
-            // A deleted document may still count (the caller deletes again, harmlessly);
-            // a live one always does, a post never indexed never does.
-            assert!(holds(3) && holds(8) && holds(13));
-            assert!(!holds(4) && !holds(21));
-        }
+        assert_eq!(searcher.segment_readers().len(), 2);
+        let term = |id: i64| Term::from_field_i64(fields.post_id, id);
+        // A deleted document may still count (the caller deletes again, harmlessly); a
+        // live one always does, a post never indexed never does.
+        let asked = [3, 8, 13, 4, 21];
+        let expected = [true, true, true, false, false];
+        // A fresh window's first question walks the dictionaries.
+        let walked = asked.map(|id| {
+            let mut ids = PostIds::of(searcher.clone(), fields.post_id).unwrap();
+            let held = ids.holds(id, &term(id)).unwrap();
+            assert!(ids.listed.is_none() && ids.lookups > 0);
+            held
+        });
+        assert_eq!(walked, expected);
+        // After a walk of both segments (4 documents), the IDs are listed and answer.
+        let mut ids = PostIds::of(searcher, fields.post_id).unwrap();
+        ids.holds(21, &term(21)).unwrap();
+        let listed = asked.map(|id| ids.holds(id, &term(id)).unwrap());
+        assert!(ids.listed.is_some());
+        assert_eq!(listed, expected);
     }
 }
