@@ -121,6 +121,14 @@ mod tests {
     }
 
     #[test]
+    fn block_tags_break_lines_in_any_case_and_with_attributes() {
+        let html = "a<DIV class=\"quote\">b</P>c<bR/>d<li\tid=x>e</BlockQuote>f<hr>g";
+        assert_eq!(html_to_text(html), "a\nb\nc\nd\ne\nf\ng");
+        let inline = "a<pre>b<blockquotes>c<A href=\"https://x/div\">d</a>e<span/>f<>g";
+        assert_eq!(html_to_text(inline), "a b c d e f g");
+    }
+
+    #[test]
     fn search_text_spells_out_images() {
         let html = "See<img src=\"https://x.org/a.png?a=1&amp;b=2\" alt=\"red &amp; blue\">here<img src=b.gif>";
         let text = html_to_search_text(html);
