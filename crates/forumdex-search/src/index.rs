@@ -437,9 +437,15 @@ impl SearchIndexes {
                 break;
             }
         }
+        // Every index is committed before any merge is waited for, so the merges that the
+        // commits start (one thread each) run side by side.
+        let mut merging = Vec::with_capacity(writers.len());
         for (_, (index, mut writer)) in writers {
             writer.commit()?;
             index.reader.reload()?;
+            merging.push(writer);
+        }
+        for writer in merging {
             writer.wait_merging_threads()?;
         }
         self.write_state(upto)
