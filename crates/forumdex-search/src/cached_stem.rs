@@ -3,9 +3,10 @@
 //! Words recur (a forum's vocabulary is small next to its text), and the Snowball stemmer
 //! took 3.8% of the 1.4M-post import's CPU, a seventh of the indexing threads'.
 //! [`CachedStemmer`] stems each distinct word once per analyzer and reuses the stem
-//! afterwards (1.9% with the lookups); the terms are exactly those of tantivy's `Stemmer`. Each analyzer (tantivy clones one per field of a segment
-//! being written) keeps its own memo, cleared when it reaches [`MEMO_WORDS`] words, so
-//! one-off tokens (addresses, hashes) cannot make it grow without bound.
+//! afterwards (1.9% with the lookups); the terms are exactly those of tantivy's `Stemmer`.
+//! Each analyzer (tantivy clones one per field of a segment being written) keeps its own
+//! memo, cleared when it reaches [`MEMO_WORDS`] words, so one-off tokens (addresses,
+//! hashes) cannot make it grow without bound.
 
 use std::borrow::Cow;
 
