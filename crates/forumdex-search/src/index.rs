@@ -35,11 +35,15 @@ use crate::quality::Quality;
 
 /// Version of the schema and analyzers; indexes written by another version are rebuilt.
 pub const VERSION: u32 = 6;
-/// Corpus sequences indexed per commit (an import batch is one sequence, 5,000
-/// observations by default). Each commit flushes every touched index and waits for its
-/// merges, so a backlog (a fresh import, a reindex) is indexed in large windows; a running
-/// import is synced every 2 s and touches a few sequences at a time anyway.
+/// Corpus sequences indexed per commit by [`SearchIndexes::sync`] (an import batch is one
+/// sequence, 5,000 observations by default). Each commit flushes every touched index and
+/// waits for its merges; a server syncs every 2 s, a few sequences at a time, and a backlog
+/// it meets becomes searchable window by window.
 const WINDOW: i64 = 32;
+/// Corpus sequences indexed per commit in bulk ([`SearchIndexes::sync_in_bulk`],
+/// [`SearchIndexes::rebuild`]): each commit writes one segment per touched index, and
+/// fewer, larger segments leave fewer to merge (BENCHMARKS.md, the tenth round).
+const BULK_WINDOW: i64 = 64;
 /// Posts read from the corpus per call.
 const PAGE: usize = 2_000;
 /// Memory budget of one index writer, in bytes.
@@ -47,8 +51,11 @@ const WRITER_BYTES: usize = 200_000_000;
 /// Segments with fewer documents are merged as soon as there are two of them (see
 /// [`SegmentMerges`]).
 const SMALL_SEGMENT_DOCS: u32 = 50_000;
-/// Larger segments of similar sizes are merged when this many have gathered.
-const SEGMENTS_PER_MERGE: usize = 4;
+/// Larger segments of similar sizes are merged when this many have gathered: `forumdex
+/// import` then writes the 1.4M corpus's English posts as 6 segments of about 210,000 that
+/// are never merged, where 4 at a time merged most of them again (BENCHMARKS.md, the tenth
+/// round).
+const SEGMENTS_PER_MERGE: usize = 8;
 const STATE_FILE: &str = "state.json";
 /// Indexes of up to this many documents (deleted ones included) may have their post IDs
 /// listed in a hash set for a sync window ([`PostIds`]): at most about 40 MB.
@@ -320,6 +327,20 @@ impl SearchIndexes {
     /// Brings the indexes up to the corpus's newest snapshot, in windows of up to 32 sequences,
     /// each committed before `state.json` records it.
     pub fn sync(&self, corpus: &dyn CorpusRead) -> Result<SyncReport, SearchError> {
+        self.sync_in_windows(corpus, WINDOW)
+    }
+
+    /// [`Self::sync`] in windows of up to 64 sequences: for an import's own indexer, where
+    /// nothing waits to search each window.
+    pub fn sync_in_bulk(&self, corpus: &dyn CorpusRead) -> Result<SyncReport, SearchError> {
+        self.sync_in_windows(corpus, BULK_WINDOW)
+    }
+
+    fn sync_in_windows(
+        &self,
+        corpus: &dyn CorpusRead,
+        window: i64,
+    ) -> Result<SyncReport, SearchError> {
         let _serial = self.sync_lock.lock().expect("not poisoned");
         self.refresh()?;
         let snapshot = corpus.snapshot(Millis::now())?;
@@ -336,7 +357,7 @@ impl SearchIndexes {
             report.from_seq = 0;
         }
         while since < snapshot.seq {
-            let upto = (since + WINDOW).min(snapshot.seq);
+            let upto = (since + window).min(snapshot.seq);
             self.sync_window(corpus, since, upto, &mut report)?;
             since = upto;
             report.synced_seq = upto;
@@ -353,7 +374,7 @@ impl SearchIndexes {
             self.refresh()?;
             self.clear()?;
         }
-        self.sync(corpus)
+        self.sync_in_bulk(corpus)
     }
 
     fn clear(&self) -> Result<(), SearchError> {

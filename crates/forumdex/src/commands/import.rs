@@ -75,7 +75,7 @@ pub fn run(global: &GlobalArgs, args: ImportArgs) -> anyhow::Result<()> {
         summary
     })?;
     if let Some(indexes) = &indexes
-        && let Err(err) = indexes.sync(store)
+        && let Err(err) = indexes.sync_in_bulk(store)
     {
         warn_not_indexed(&err);
     }
@@ -102,8 +102,9 @@ pub fn run(global: &GlobalArgs, args: ImportArgs) -> anyhow::Result<()> {
 /// How often the indexer looks at the import's progress.
 const INDEX_POLL: Duration = Duration::from_millis(250);
 /// Sequences (import batches) the indexer lets pile up before it syncs: each sync commits
-/// every index it touches, and fewer, larger commits leave less merging to do.
-const INDEX_BACKLOG: i64 = 16;
+/// every index it touches, and fewer, larger commits leave less merging to do (with 16, the
+/// 1.4M corpus took 13% more CPU; BENCHMARKS.md, the tenth round).
+const INDEX_BACKLOG: i64 = 48;
 
 /// Makes the import searchable without a running server, while it runs: whenever the
 /// import has committed [`INDEX_BACKLOG`] batches the indexes do not hold yet, syncs them,
@@ -117,7 +118,7 @@ fn index_while_importing(
     loop {
         let backlog = store.snapshot(Millis::now())?.seq - indexes.synced_seq()?;
         if backlog >= INDEX_BACKLOG {
-            indexes.sync(store)?;
+            indexes.sync_in_bulk(store)?;
         } else if let Err(mpsc::RecvTimeoutError::Disconnected) = imported.recv_timeout(INDEX_POLL)
         {
             return Ok(());
