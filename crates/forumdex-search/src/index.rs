@@ -330,8 +330,8 @@ impl SearchIndexes {
         self.sync_in_windows(corpus, WINDOW)
     }
 
-    /// [`Self::sync`] in windows of up to 64 sequences: for an import's own indexer, where
-    /// nothing waits to search each window.
+    /// [`Self::sync`] in windows of up to 64 sequences: for an import's own indexer and a
+    /// rebuild, where nothing waits to search each window.
     pub fn sync_in_bulk(&self, corpus: &dyn CorpusRead) -> Result<SyncReport, SearchError> {
         self.sync_in_windows(corpus, BULK_WINDOW)
     }

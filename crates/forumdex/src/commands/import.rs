@@ -102,8 +102,9 @@ pub fn run(global: &GlobalArgs, args: ImportArgs) -> anyhow::Result<()> {
 /// How often the indexer looks at the import's progress.
 const INDEX_POLL: Duration = Duration::from_millis(250);
 /// Sequences (import batches) the indexer lets pile up before it syncs: each sync commits
-/// every index it touches, and fewer, larger commits leave less merging to do (with 16, the
-/// 1.4M corpus took 13% more CPU; BENCHMARKS.md, the tenth round).
+/// every index it touches, and fewer, larger commits leave less merging to do (16 with
+/// 32-sequence windows cost the 1.4M corpus's import 9-14% more user CPU; BENCHMARKS.md,
+/// the tenth round).
 const INDEX_BACKLOG: i64 = 48;
 
 /// Makes the import searchable without a running server, while it runs: whenever the
