@@ -122,8 +122,9 @@ impl SqliteCorpusStore {
 }
 
 /// Brings a database made by an earlier release up to the schema: `post_versions.deleted`
-/// arrived with the crawler (corpus-format.md gained the post field `deleted`); the topic
-/// statistics are backfilled once ([`topic_stats::backfill`]).
+/// arrived with the crawler (corpus-format.md gained the post field `deleted`); the
+/// observations are rekeyed and `post_current` dropped once; the topic statistics are
+/// backfilled once ([`topic_stats::backfill`]).
 fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     let has_deleted: bool = conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM pragma_table_info('post_versions') WHERE name = 'deleted')",
@@ -141,7 +142,25 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
         }
     }
     rekey_observations(conn)?;
+    drop_post_current(conn)?;
     topic_stats::backfill(conn)
+}
+
+/// Whether the corpus has the unique index of current post versions of earlier releases.
+fn has_post_current(conn: &Connection) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'post_current')",
+        [],
+        |row| row.get(0),
+    )
+}
+
+/// Drops the index `post_current` of earlier releases, once: every import batch rewrote most
+/// of its pages (see `schema.sql`).
+fn drop_post_current(conn: &Connection) -> rusqlite::Result<()> {
+    migrate_once(conn, has_post_current, |tx| {
+        tx.execute_batch("DROP INDEX post_current")
+    })
 }
 
 /// Whether `observations` has the layout of earlier releases: keyed by `sha256` alone.

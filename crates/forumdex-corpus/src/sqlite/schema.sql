@@ -61,7 +61,11 @@ CREATE TABLE IF NOT EXISTS post_versions (
     merit_total INTEGER NOT NULL, merit_distinct INTEGER NOT NULL, merit_tx INTEGER NOT NULL,
     merit_senders TEXT, deleted INTEGER NOT NULL DEFAULT 0
 );
-CREATE UNIQUE INDEX IF NOT EXISTS post_current ON post_versions(post_id) WHERE valid_to IS NULL;
+-- Unlike the other kinds, posts have no unique index of their current versions: each insert
+-- into an index keyed by post ID lands on a page of its own (a batch's topics span the whole
+-- range of post IDs), so every such index rewrites most of its pages at every commit; the
+-- writer finds a post's current version through post_by_id and checks that it is the only
+-- one (write.rs, `supersede`). BENCHMARKS.md, the eleventh round.
 CREATE INDEX IF NOT EXISTS post_by_id ON post_versions(post_id, valid_from);
 CREATE INDEX IF NOT EXISTS post_by_topic ON post_versions(topic_id, sort_at, post_id);
 CREATE INDEX IF NOT EXISTS post_by_author ON post_versions(author_id, sort_at, post_id) WHERE author_id IS NOT NULL;

@@ -132,6 +132,8 @@ pub(super) fn import_batch(
 
 /// Decides the canonical rule against the current version (latest `observed_at`, then the
 /// smallest line SHA-256) and, when the new observation wins, retires the current version.
+/// Fails if the entity has more than one current version (for posts no unique index
+/// guards this; see `schema.sql`).
 fn supersede(
     tx: &Transaction<'_>,
     entity: &Entity,
@@ -143,7 +145,7 @@ fn supersede(
             "SELECT vid, observed_at, sha256, valid_from FROM {} WHERE {} = ?1 AND valid_to IS NULL",
             entity.table, entity.key_column
         ))?
-        .query_row([&entity.key], |row| {
+        .query_one([&entity.key], |row| {
             Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
         })
         .optional()?;

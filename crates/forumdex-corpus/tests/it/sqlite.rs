@@ -143,6 +143,82 @@ fn observations_keyed_by_hash_are_rekeyed() {
     );
 }
 
+/// A corpus of earlier releases, with the unique index `post_current`, loses it once when
+/// opened and keeps answering and taking new versions.
+#[test]
+fn the_index_of_current_posts_of_earlier_releases_is_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(SqliteCorpusStore::FILE_NAME);
+    let lines: Vec<String> = (1..=20).map(|id| post_line(id, 1)).collect();
+    {
+        let store = SqliteCorpusStore::open(dir.path()).unwrap();
+        import_lines(&store, &lines);
+    }
+    let indexes = |conn: &rusqlite::Connection| -> Vec<String> {
+        conn.prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'post_versions'
+             ORDER BY name",
+        )
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+    };
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let current = indexes(&conn);
+    assert!(!current.contains(&"post_current".to_owned()), "{current:?}");
+    conn.execute_batch(
+        "CREATE UNIQUE INDEX post_current ON post_versions(post_id) WHERE valid_to IS NULL",
+    )
+    .unwrap();
+    drop(conn);
+    let store = SqliteCorpusStore::open(dir.path()).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    assert_eq!(indexes(&conn), current);
+    let edited = forumdex_testkit::corpus::fixtures::post(
+        7,
+        1,
+        Some(1),
+        Some("2020-01-01T00:00:00Z"),
+        serde_json::json!({"observed_at": "2025-01-01T00:00:00Z", "content_html": "edited"}),
+    );
+    let seq = import_lines(&store, &[edited]);
+    assert_eq!(store.post(7, seq).unwrap().unwrap().content_html, "edited");
+    assert_eq!(store.counts(seq).unwrap().posts, 20);
+}
+
+/// Without a unique index of current post versions, the writer itself refuses a post with
+/// two: the batch fails and nothing of it is committed.
+#[test]
+fn a_post_with_two_current_versions_fails_its_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteCorpusStore::open(dir.path()).unwrap();
+    let seq = import_lines(&store, &[post_line(1, 1), post_line(2, 1)]);
+    let conn = rusqlite::Connection::open(dir.path().join(SqliteCorpusStore::FILE_NAME)).unwrap();
+    conn.execute_batch(
+        "INSERT INTO post_versions
+             SELECT NULL, valid_from, valid_to, observed_at, sha256, indexed_at, post_id, topic_id,
+                    board_id, post_number, is_op, title, author_id, author_name, posted_at,
+                    sort_at, content_html, language, merit_total, merit_distinct, merit_tx,
+                    merit_senders, deleted
+             FROM post_versions WHERE post_id = 2",
+    )
+    .unwrap();
+    drop(conn);
+    let newer = forumdex_testkit::corpus::fixtures::post(
+        2,
+        1,
+        Some(1),
+        Some("2020-01-01T00:00:00Z"),
+        serde_json::json!({"observed_at": "2025-01-01T00:00:00Z"}),
+    );
+    let observation = Observation::parse_line(newer.as_bytes()).unwrap();
+    let err = store.import_batch(&[observation], Millis(1)).unwrap_err();
+    assert!(err.to_string().contains("more than one row"), "{err}");
+    assert_eq!(store.snapshot(Millis(0)).unwrap().seq, seq);
+}
+
 /// A post line of topic `topic`.
 fn post_line(id: i64, topic: i64) -> String {
     forumdex_testkit::corpus::fixtures::post(
