@@ -8,16 +8,19 @@ CREATE TABLE IF NOT EXISTS sequences (
 );
 
 -- Every accepted observation: its identity, when it was seen and which batch brought it.
--- Keyed by its entity first: a batch's observations then land in a few runs of pages (a
--- corpus file lists a topic's posts together) instead of one page each at random places,
--- which made every commit rewrite most of the table's pages.
+-- topic_id is a post line's topic (0 for the other kinds). Keyed by topic, then entity: a
+-- corpus file lists a topic's posts together, so a batch's observations land in a few runs
+-- of pages. Keyed by line hash (earlier releases) or by post ID (a batch's topics span the
+-- whole range of post IDs), each one landed on a page of its own, and every commit
+-- rewrote most of the table's pages (BENCHMARKS.md, the twelfth round).
 CREATE TABLE IF NOT EXISTS observations (
     sha256       BLOB NOT NULL,
     kind         TEXT NOT NULL,
+    topic_id     INTEGER NOT NULL,
     entity       TEXT NOT NULL,
     observed_at  INTEGER NOT NULL,
     seq          INTEGER NOT NULL,
-    PRIMARY KEY (kind, entity, sha256)
+    PRIMARY KEY (kind, topic_id, entity, sha256)
 ) WITHOUT ROWID;
 
 CREATE TABLE IF NOT EXISTS board_versions (

@@ -15,6 +15,9 @@ struct Entity {
     table: &'static str,
     key_column: &'static str,
     key: rusqlite::types::Value,
+    /// The topic its observations are kept under (`observations.topic_id`): a post's topic,
+    /// 0 for the other kinds.
+    observation_topic: i64,
 }
 
 impl Entity {
@@ -47,11 +50,16 @@ impl Entity {
                 Text(r.source_url.clone()),
             ),
         };
+        let observation_topic = match record {
+            Record::Post(r) => r.topic_id.get(),
+            _ => 0,
+        };
         Self {
             kind,
             table,
             key_column,
             key,
+            observation_topic,
         }
     }
 
@@ -74,15 +82,17 @@ pub(super) fn import_batch(
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut outcome = BatchOutcome::default();
     for observation in observations {
-        // A line's hash names one record, so one entity: the entity-first key finds it.
+        // A line's hash names one record, so one topic and entity: the key finds it.
         let entity = Entity::of(&observation.record);
         let entity_key = entity.key_text();
         let known = tx
             .prepare_cached(
-                "SELECT 1 FROM observations WHERE kind = ?1 AND entity = ?2 AND sha256 = ?3",
+                "SELECT 1 FROM observations
+                 WHERE kind = ?1 AND topic_id = ?2 AND entity = ?3 AND sha256 = ?4",
             )?
             .exists(params![
                 entity.kind,
+                entity.observation_topic,
                 entity_key,
                 &observation.line_sha256[..]
             ])?;
@@ -100,12 +110,13 @@ pub(super) fn import_batch(
             }
         };
         tx.prepare_cached(
-            "INSERT INTO observations (sha256, kind, entity, observed_at, seq)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT INTO observations (sha256, kind, topic_id, entity, observed_at, seq)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )?
         .execute(params![
             &observation.line_sha256[..],
             entity.kind,
+            entity.observation_topic,
             entity_key,
             observation.observed_at.0,
             seq
@@ -148,7 +159,19 @@ fn supersede(
         .query_one([&entity.key], |row| {
             Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
         })
-        .optional()?;
+        .optional()
+        .map_err(|err| match err {
+            rusqlite::Error::QueryReturnedMoreThanOneRow => rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
+                Some(format!(
+                    "{} {} has more than one current version in {}",
+                    entity.kind,
+                    entity.key_text(),
+                    entity.table
+                )),
+            ),
+            other => other,
+        })?;
     let Some((vid, observed_at, sha256, valid_from)) = current else {
         return Ok(true);
     };

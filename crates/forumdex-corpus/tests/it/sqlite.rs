@@ -82,65 +82,101 @@ fn a_database_from_before_deletions_is_migrated() {
     assert_eq!(store.counts(seq).unwrap().posts, before - 1);
 }
 
-/// A corpus whose observations are keyed by line hash alone (earlier releases) gets the
-/// entity-first key, keeps every observation, and still knows the lines it has seen.
+/// Corpora of earlier releases, whose observations are keyed by line hash alone or by entity
+/// without a post's topic, get the topic-first key when opened: every observation is kept
+/// with the topic the writer gives it now (a line that lost to a newer version included),
+/// and the lines seen before are still known.
 #[test]
-fn observations_keyed_by_hash_are_rekeyed() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join(SqliteCorpusStore::FILE_NAME);
-    let lines: Vec<String> = (1..=50).map(|id| post_line(id, 1)).collect();
-    {
-        let store = SqliteCorpusStore::open(dir.path()).unwrap();
-        import_lines(&store, &lines);
-    }
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    let observations = |conn: &rusqlite::Connection| -> Vec<(Vec<u8>, String, String, i64, i64)> {
+fn observations_of_earlier_layouts_are_rekeyed_by_topic() {
+    type Row = (Vec<u8>, String, i64, String, i64, i64);
+    let observations = |conn: &rusqlite::Connection| -> Vec<Row> {
         conn.prepare(
-            "SELECT sha256, kind, entity, observed_at, seq FROM observations ORDER BY sha256",
+            "SELECT sha256, kind, topic_id, entity, observed_at, seq FROM observations
+             ORDER BY sha256",
         )
         .unwrap()
         .query_map([], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
         })
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap()
     };
-    let before = observations(&conn);
-    assert_eq!(before.len(), 50);
-    conn.execute_batch(
-        "CREATE TABLE old_observations (
-             sha256 BLOB PRIMARY KEY, kind TEXT NOT NULL, entity TEXT NOT NULL,
-             observed_at INTEGER NOT NULL, seq INTEGER NOT NULL
-         ) WITHOUT ROWID;
-         INSERT INTO old_observations SELECT sha256, kind, entity, observed_at, seq FROM observations;
-         DROP TABLE observations;
-         ALTER TABLE old_observations RENAME TO observations;",
-    )
-    .unwrap();
-    drop(conn);
-    let store = SqliteCorpusStore::open(dir.path()).unwrap();
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    let key: Vec<String> = conn
-        .prepare("SELECT name FROM pragma_table_info('observations') WHERE pk > 0 ORDER BY pk")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    assert_eq!(key, ["kind", "entity", "sha256"]);
-    assert_eq!(observations(&conn), before);
-    // The same lines again are known; one more line is new.
-    let observations: Vec<Observation> = lines
-        .iter()
-        .chain([&post_line(51, 1)])
-        .map(|line| Observation::parse_line(line.as_bytes()).unwrap())
-        .collect();
-    let outcome = store.import_batch(&observations, Millis(1)).unwrap();
-    assert_eq!(
-        (outcome.known_observations, outcome.new_observations),
-        (50, 1)
+    let board = forumdex_testkit::corpus::fixtures::line(serde_json::json!({
+        "kind": "board", "board_id": 3, "name": "Mining", "observed_at": "2024-01-01T00:00:00Z",
+    }));
+    let older_edit = forumdex_testkit::corpus::fixtures::post(
+        7,
+        1,
+        Some(1),
+        Some("2020-01-01T00:00:00Z"),
+        serde_json::json!({"observed_at": "2023-01-01T00:00:00Z", "content_html": "older"}),
     );
+    let lines: Vec<String> = (1..=30)
+        .map(|id| post_line(id, 1))
+        .chain((31..=50).map(|id| post_line(id, 2)))
+        .chain([board, older_edit])
+        .collect();
+    for old_key in ["sha256", "kind, entity, sha256"] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(SqliteCorpusStore::FILE_NAME);
+        {
+            let store = SqliteCorpusStore::open(dir.path()).unwrap();
+            import_lines(&store, &lines[..40]);
+            import_lines(&store, &lines[40..]);
+        }
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        let before = observations(&conn);
+        assert_eq!(before.len(), 52);
+        let topics: std::collections::BTreeSet<i64> = before.iter().map(|row| row.2).collect();
+        assert_eq!(topics, [0, 1, 2].into());
+        conn.execute_batch(&format!(
+            "CREATE TABLE old_observations (
+                 sha256 BLOB NOT NULL, kind TEXT NOT NULL, entity TEXT NOT NULL,
+                 observed_at INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY ({old_key})
+             ) WITHOUT ROWID;
+             INSERT INTO old_observations
+                 SELECT sha256, kind, entity, observed_at, seq FROM observations;
+             DROP TABLE observations;
+             ALTER TABLE old_observations RENAME TO observations;"
+        ))
+        .unwrap();
+        drop(conn);
+        let store = SqliteCorpusStore::open(dir.path()).unwrap();
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        let key: Vec<String> = conn
+            .prepare("SELECT name FROM pragma_table_info('observations') WHERE pk > 0 ORDER BY pk")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            key,
+            ["kind", "topic_id", "entity", "sha256"],
+            "from ({old_key})"
+        );
+        assert_eq!(observations(&conn), before, "from ({old_key})");
+        // The same lines again are known; one more line is new.
+        let again: Vec<Observation> = lines
+            .iter()
+            .chain([&post_line(51, 2)])
+            .map(|line| Observation::parse_line(line.as_bytes()).unwrap())
+            .collect();
+        let outcome = store.import_batch(&again, Millis(1)).unwrap();
+        assert_eq!(
+            (outcome.known_observations, outcome.new_observations),
+            (52, 1),
+            "from ({old_key})"
+        );
+    }
 }
 
 /// A corpus of earlier releases, with the unique index `post_current`, loses it once when
@@ -215,7 +251,10 @@ fn a_post_with_two_current_versions_fails_its_batch() {
     );
     let observation = Observation::parse_line(newer.as_bytes()).unwrap();
     let err = store.import_batch(&[observation], Millis(1)).unwrap_err();
-    assert!(err.to_string().contains("more than one row"), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "corpus store unavailable: post 2 has more than one current version in post_versions"
+    );
     assert_eq!(store.snapshot(Millis(0)).unwrap().seq, seq);
 }
 
