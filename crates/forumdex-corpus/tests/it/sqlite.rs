@@ -95,16 +95,7 @@ fn observations_of_earlier_layouts_are_rekeyed_by_topic() {
              ORDER BY sha256",
         )
         .unwrap()
-        .query_map([], |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get(5)?,
-            ))
-        })
+        .query_map([], |r| Row::try_from(r))
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap()
