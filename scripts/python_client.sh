@@ -33,8 +33,8 @@ fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "./clients/python[test]"
 
 cd clients/python
-echo "python_client: mypy --strict" >&2
-"$venv/bin/python" -m mypy --strict --cache-dir "$target_dir/python-client-mypy-cache" src/forumdex
+echo "python_client: mypy --strict (the package and its tests)" >&2
+"$venv/bin/python" -m mypy --strict --cache-dir "$target_dir/python-client-mypy-cache" src/forumdex tests
 
 echo "python_client: pytest (server: $FORUMDEX_BIN)" >&2
 # pytest exits 5 when it collected no test: with `set -e` that fails the script too.

@@ -142,7 +142,7 @@ def test_unknown_options_are_a_type_error() -> None:
         with pytest.raises(TypeError):
             client.search("x", langue="en")  # type: ignore[call-arg]
         with pytest.raises(TypeError):
-            client.topic_posts(5, topic_id=3)  # type: ignore[call-arg]
+            client.topic_posts(5, topic_id=3)  # type: ignore[misc]
 
 
 def test_the_key_and_address_come_from_the_arguments_or_the_environment(
@@ -377,7 +377,7 @@ def test_a_malformed_cursor_from_the_server_is_never_sent(bad: str) -> None:
 
 def test_a_410_restarts_after_the_last_post_without_repeats_or_gaps() -> None:
     restarts: list[forumdex.RestartEvent] = []
-    gone = (410, {"error": "cursor expired", "requestId": "g"}, {})
+    gone: tuple[int, Any, dict[str, str]] = (410, {"error": "cursor expired", "requestId": "g"}, {})
     day = "2024-01-0{}T00:00:00.000Z".format
     recorder = Recorder(
         (200, page([post_at(10, day(1)), post_at(20, day(2))], "c1"), METER),
@@ -404,7 +404,7 @@ def test_a_410_restarts_after_the_last_post_without_repeats_or_gaps() -> None:
 
 
 def test_a_desc_walk_restarts_with_date_to_just_after_the_last_post() -> None:
-    gone = (410, {"error": "snapshot expired"}, {})
+    gone: tuple[int, Any, dict[str, str]] = (410, {"error": "snapshot expired"}, {})
     recorder = Recorder(
         (200, page([post_at(5, "2024-01-05T00:00:00.000Z")], "c1"), METER),
         gone,
@@ -416,7 +416,7 @@ def test_a_desc_walk_restarts_with_date_to_just_after_the_last_post() -> None:
 
 
 def test_too_many_410s_in_a_row_raise() -> None:
-    gone = (410, {"error": "gone"}, {})
+    gone: tuple[int, Any, dict[str, str]] = (410, {"error": "gone"}, {})
     recorder = Recorder(*[gone] * (forumdex.MAX_CONSECUTIVE_RESTARTS + 1))
     with client_with(recorder) as client:
         with pytest.raises(CursorExpired):
@@ -465,3 +465,38 @@ def test_the_async_client_has_the_same_methods_and_parameters() -> None:
         for parameter, info in signature.parameters.items():
             if parameter != "transport":
                 assert info.default == other.parameters[parameter].default, (name, parameter)
+
+
+def test_a_full_window_is_waited_for_before_sending(caplog: pytest.LogCaptureFixture) -> None:
+    reset = int(time.time()) + 1
+    full = dict(METER, **{"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)})
+    recorder = Recorder((200, POST, full), (200, POST, METER))
+    with client_with(recorder) as client, caplog.at_level("INFO", logger="forumdex"):
+        client.post(7)
+        client.post(7)
+    assert any("rate limit window full" in r.getMessage() for r in caplog.records)
+    assert len(recorder.requests) == 2
+
+
+@pytest.mark.anyio
+async def test_the_async_walk_follows_the_same_rules() -> None:
+    gone: tuple[int, Any, dict[str, str]] = (410, {"error": "gone"}, {})
+    day = "2024-01-0{}T00:00:00.000Z".format
+    recorder = Recorder(
+        (200, page([post_at(1, day(1))], "c1"), METER),
+        gone,
+        (200, page([post_at(1, day(1)), post_at(2, day(2))], "c2"), METER),
+        (200, page([], None), METER),
+    )
+    async with AsyncClient(
+        api_key=KEY,
+        base_url="http://forumdex.invalid",
+        transport=httpx.MockTransport(recorder),
+        max_credits=10,
+    ) as client:
+        walk = client.topic_posts(3, limit=1)
+        assert [p.post_id async for p in walk] == [1, 2]
+        assert walk.stats.restarts == 1 and walk.stats.credits == 3 and walk.complete
+        with pytest.raises(InvalidParameter):
+            await client.search("x", lang="english")
+    assert len(recorder.requests) == 4
