@@ -50,7 +50,8 @@ she should so some such than that the their theirs them themselves then there th
 this those through to too under until up very was wasn we were weren what when where which
 while who whom why will with won would wouldn you your yours yourself yourselves s t ll re
 ve d m get got getting also still yet ever anyone someone something anything one any
-thing things way really much many can't cant dont doesnt didnt isnt im ive
+thing things way really much many can't cant dont doesnt didnt isnt im ive gets
+without within via per like onto upon whether every else may might must shall
 """.split())
 
 ALWAYS_ALLOWED = {"bitcoin", "btc", "ethereum", "eth", "bitcointalk"}
