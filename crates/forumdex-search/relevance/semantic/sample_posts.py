@@ -38,13 +38,17 @@ import gzip
 import hashlib
 import html
 import json
+import os
 import random
 import re
 import sys
 from datetime import datetime
 
 SEED = 37
-DEFAULT_CORPUS = "../shared/data/bitcointalk-1.4m.jsonl.gz"
+# ../shared/data/... relative to the project root (four folders above this script).
+DEFAULT_CORPUS = os.path.normpath(os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "..",
+    "shared", "data", "bitcointalk-1.4m.jsonl.gz"))
 
 FUNCTION_WORDS = set("""
 the a an and or but of to in on at for with from by is are was were be been being it its
