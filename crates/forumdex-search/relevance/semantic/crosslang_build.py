@@ -65,7 +65,7 @@ ITEMS = [
     (48319761, "id", "en", "GAMB coin already on an exchange but no price or trading volume showing?", []),
     (46402962, "es", "en", "JSEcoin team responsive and serious, unlike another ICO that listed on exchanges before handing out tokens", []),
     (22374807, "fr", "en", "DomRaider which exchanges will list DRT and when can I start trading it?", []),
-    (28599284, "pl", "en", "Toplancer dispute resolution between client and freelancer: is the mediation team impartial, and no appeal?", []),
+    (40472708, "pl", "en", "YellowBetter presale end date and bonus, language learning platform where you pay teachers in tokens", []),
     (44484406, "nl", "en", "Thrive ICO supporting companies turned out to be inactive websites, regret buying", []),
 ]
 
