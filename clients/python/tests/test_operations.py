@@ -54,14 +54,19 @@ def test_search(client: Client) -> None:
     assert_metered(fresher)
 
 
-def test_search_images(client: Client) -> None:
-    result = client.search_images("bitcoin", size=5, hide_nsfw=False)
+def test_search_images(client: Client, server: Server, api_key: str) -> None:
+    # "firmware" matches posts with images in the generated corpus (same size and seed:
+    # same bytes).
+    result = client.search_images("firmware", size=2, hide_nsfw=False)
     assert result.object == "image_search"
     assert result.hide_nsfw is False
-    assert len(result.images) <= 5
+    assert 0 < len(result.images) <= 2
     for image in result.images:
-        assert image.mime_type == "image/avif" and image.url.startswith("http")
+        assert image.mime_type == "image/avif" and image.url.startswith(server.base_url)
+        assert len(image.sha256) == 64 and image.post.post_id > 0
     assert_metered(result)
+    served = raw(server, api_key, "/api/v1/images/search?q=firmware&size=2&hide_nsfw=0")
+    assert as_json(result) == served
 
 
 def test_post_topic_profile_match_the_served_json(
