@@ -83,7 +83,7 @@ def test_walk_progress_bar_and_budget_stop(
     assert done.returncode == 3, done.stderr
     assert len(done.stdout.splitlines()) == 8
     assert "budget of 2 credit(s)" in done.stderr and "(incomplete)" in done.stderr
-    assert "posts" in done.stderr  # the progress bar's unit
+    assert f"topic {topic_id}: " in done.stderr and "posts/s" in done.stderr  # the bar
 
 
 def test_errors_and_exit_statuses(server: Server, deployment: Deployment) -> None:

@@ -233,7 +233,7 @@ def _walk(client: Client, args: argparse.Namespace, out: TextIO, err: TextIO) ->
     if show:
         from tqdm import tqdm
 
-        bar = tqdm(desc=f"{args.scope} {args.id}", unit=" posts", file=err, dynamic_ncols=True)
+        bar = tqdm(desc=f"{args.scope} {args.id}", unit=" posts", file=err)
     status = EXIT_OK
     try:
         for page in walk.pages():
