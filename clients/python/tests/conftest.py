@@ -69,9 +69,9 @@ class Deployment:
     def key(self, credits: int = 1_000_000, allow: list[str] | None = None) -> str:
         """A new account with ``credits`` and a key for it (optionally IP-restricted)."""
         self.emails += 1
-        account = self.cli(
-            "accounts", "create", "--email", f"pytest{self.emails}@example.com"
-        )["account_id"]
+        account = self.cli("accounts", "create", "--email", f"pytest{self.emails}@example.com")[
+            "account_id"
+        ]
         if credits:
             self.cli("credits", "add", "--account", str(account), "--amount", str(credits))
         args = ["keys", "create", "--account", str(account), "--name", f"pytest{self.emails}"]
@@ -104,7 +104,14 @@ def start_server(deployment: Deployment, name: str, env: dict[str, str]) -> Serv
     port = free_port()
     log = deployment.data.parent / f"{name}.log"
     process = subprocess.Popen(
-        [str(deployment.bin), "--data", str(deployment.data), "serve", "--listen", f"127.0.0.1:{port}"],
+        [
+            str(deployment.bin),
+            "--data",
+            str(deployment.data),
+            "serve",
+            "--listen",
+            f"127.0.0.1:{port}",
+        ],
         stdout=subprocess.DEVNULL,
         stderr=log.open("wb"),
         env={**os.environ, "RUST_LOG": "warn", **env},
@@ -130,7 +137,9 @@ def stop_server(server: Server) -> None:
     except subprocess.TimeoutExpired:
         server.process.kill()
         server.process.wait()
-    errors = [line for line in server.log.read_text(errors="replace").splitlines() if "panicked" in line]
+    errors = [
+        line for line in server.log.read_text(errors="replace").splitlines() if "panicked" in line
+    ]
     assert not errors, f"the server panicked: {errors[:5]}"
 
 
@@ -154,9 +163,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Deployment:
     return found
 
 
-def _serve(
-    deployment: Deployment, name: str, env: dict[str, str]
-) -> Iterator[Server]:
+def _serve(deployment: Deployment, name: str, env: dict[str, str]) -> Iterator[Server]:
     server = start_server(deployment, name, env)
     try:
         yield server

@@ -79,7 +79,9 @@ def test_walk_progress_bar_and_budget_stop(
     key = deployment.key(credits=50)
     topic_id, _ = big_topic
     flags = ["--api-key", key, "--base-url", server.base_url]
-    done = forumdex(*flags, "walk", "topic", str(topic_id), "--limit", "4", "--max-credits", "2", "--progress")
+    done = forumdex(
+        *flags, "walk", "topic", str(topic_id), "--limit", "4", "--max-credits", "2", "--progress"
+    )
     assert done.returncode == 3, done.stderr
     assert len(done.stdout.splitlines()) == 8
     assert "budget of 2 credit(s)" in done.stderr and "(incomplete)" in done.stderr

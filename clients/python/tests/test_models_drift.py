@@ -91,7 +91,9 @@ def _accepts_none(annotation: Any) -> bool:
     return union and type(None) in typing.get_args(annotation)
 
 
-def _check_type(document: dict[str, Any], where: str, annotation: Any, schema: dict[str, Any]) -> None:
+def _check_type(
+    document: dict[str, Any], where: str, annotation: Any, schema: dict[str, Any]
+) -> None:
     schema = resolve(document, schema)
     options = [o for o in schema.get("anyOf", []) if o.get("type") != "null"]
     if options:
@@ -131,7 +133,9 @@ def _check_type(document: dict[str, Any], where: str, annotation: Any, schema: d
         assert isinstance(inner, type) and issubclass(inner, BaseModel), where
     elif kind == "object":
         assert typing.get_origin(inner) is dict, f"{where}: expected a dict"
-        _check_type(document, where + "{}", typing.get_args(inner)[1], schema["additionalProperties"])
+        _check_type(
+            document, where + "{}", typing.get_args(inner)[1], schema["additionalProperties"]
+        )
     else:
         raise AssertionError(f"{where}: a schema type the test does not know: {schema}")
 

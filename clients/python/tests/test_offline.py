@@ -172,7 +172,9 @@ def test_dates_are_sent_in_the_contract_syntax() -> None:
             limit=7,
             order="desc",
             date_from=dt.date(2024, 1, 2),
-            date_to=dt.datetime(2024, 3, 1, 12, 0, 0, 123456, tzinfo=dt.timezone(dt.timedelta(hours=2))),
+            date_to=dt.datetime(
+                2024, 3, 1, 12, 0, 0, 123456, tzinfo=dt.timezone(dt.timedelta(hours=2))
+            ),
             board_id=3,
             author_uid=9,
         )
@@ -198,7 +200,9 @@ def test_metering_headers_are_on_every_response() -> None:
     assert post.credits_remaining == 41
     assert post.rate_limit_remaining == 119
     assert post.meta.request_id == "r-1"
-    assert post.meta.rate_limit_reset_at == dt.datetime(2023, 11, 14, 22, 13, 20, tzinfo=dt.timezone.utc)
+    assert post.meta.rate_limit_reset_at == dt.datetime(
+        2023, 11, 14, 22, 13, 20, tzinfo=dt.timezone.utc
+    )
     assert client.last_meta.credits_remaining == 41
     assert client.credits_spent == 1
 
@@ -208,15 +212,30 @@ def test_metering_headers_are_on_every_response() -> None:
     [
         (400, {"error": "invalid cursor", "requestId": "rq", "creditsCharged": 0}, InvalidRequest),
         (401, {"error": "invalid api key", "requestId": "rq", "creditsCharged": 0}, Unauthorized),
-        (402, {"error": "no credits", "requestId": "rq", "creditsCharged": 0, "topupUrl": "https://x/top"}, PaymentRequired),
-        (403, {"error": "ip", "requestId": "rq", "creditsCharged": 0, "sourceIp": "10.1.2.3"}, Forbidden),
+        (
+            402,
+            {
+                "error": "no credits",
+                "requestId": "rq",
+                "creditsCharged": 0,
+                "topupUrl": "https://x/top",
+            },
+            PaymentRequired,
+        ),
+        (
+            403,
+            {"error": "ip", "requestId": "rq", "creditsCharged": 0, "sourceIp": "10.1.2.3"},
+            Forbidden,
+        ),
         (404, {"error": "post 7 not found", "requestId": "rq", "creditsCharged": 0}, NotFound),
         (410, {"error": "cursor expired", "requestId": "rq", "creditsCharged": 0}, CursorExpired),
         (503, {"error": "busy", "requestId": "rq", "creditsCharged": 0}, ServiceUnavailable),
         (418, {"error": "teapot", "requestId": "rq"}, UnexpectedStatus),
     ],
 )
-def test_errors_carry_the_contract_body(status: int, body: dict[str, Any], error: type[Exception]) -> None:
+def test_errors_carry_the_contract_body(
+    status: int, body: dict[str, Any], error: type[Exception]
+) -> None:
     recorder = Recorder((status, body, {"x-request-id": "header-id"}))
     with client_with(recorder, max_retries=0) as client:
         with pytest.raises(error) as raised:
@@ -276,7 +295,11 @@ def test_client_errors_are_never_retried(status: int) -> None:
 
 def test_429_without_waiting_raises_with_the_reset_time() -> None:
     reset = int(time.time()) + 30
-    headers = {"x-ratelimit-limit": "2", "x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)}
+    headers = {
+        "x-ratelimit-limit": "2",
+        "x-ratelimit-remaining": "0",
+        "x-ratelimit-reset": str(reset),
+    }
     recorder = Recorder((429, {"error": "rate limit", "requestId": "rq"}, headers))
     with client_with(recorder, wait_on_rate_limit=False) as client:
         with pytest.raises(RateLimited) as raised:
@@ -289,7 +312,11 @@ def test_429_without_waiting_raises_with_the_reset_time() -> None:
 def test_429_waits_for_the_reset_and_retries() -> None:
     events: list[forumdex.RetryEvent] = []
     reset = int(time.time())  # already passed: the client still retries, after a backoff
-    headers = {"x-ratelimit-limit": "2", "x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)}
+    headers = {
+        "x-ratelimit-limit": "2",
+        "x-ratelimit-remaining": "0",
+        "x-ratelimit-reset": str(reset),
+    }
     recorder = Recorder((429, {"error": "rate limit"}, headers), (200, POST, METER))
     with client_with(recorder, on_retry=events.append) as client:
         assert client.post(7).post_id == 7
@@ -345,7 +372,14 @@ def test_a_200_that_breaks_the_schema_is_a_protocol_error() -> None:
 
 
 def page(posts: list[dict[str, Any]], cursor: str | None) -> dict[str, Any]:
-    return {"object": "post_list", "order": "asc", "limit": 2, "data": posts, "next_cursor": cursor, "has_more": cursor is not None}
+    return {
+        "object": "post_list",
+        "order": "asc",
+        "limit": 2,
+        "data": posts,
+        "next_cursor": cursor,
+        "has_more": cursor is not None,
+    }
 
 
 def post_at(post_id: int, at: str | None) -> dict[str, Any]:
@@ -361,7 +395,11 @@ def test_a_walk_sends_only_the_cursors_it_received_and_continues_past_empty_page
     with client_with(recorder) as client:
         walk = client.topic_posts(3, limit=2)
         assert [p.post_id for p in walk] == [1, 2]
-    assert [dict(r.url.params) for r in recorder.requests] == [{"limit": "2"}, {"cursor": "c1_-"}, {"cursor": "c2"}]
+    assert [dict(r.url.params) for r in recorder.requests] == [
+        {"limit": "2"},
+        {"cursor": "c1_-"},
+        {"cursor": "c2"},
+    ]
     assert walk.stats.pages == 3 and walk.stats.credits == 3 and walk.stats.complete
 
 
@@ -408,11 +446,21 @@ def test_a_desc_walk_restarts_with_date_to_just_after_the_last_post() -> None:
     recorder = Recorder(
         (200, page([post_at(5, "2024-01-05T00:00:00.000Z")], "c1"), METER),
         gone,
-        (200, page([post_at(5, "2024-01-05T00:00:00.000Z"), post_at(4, "2024-01-04T00:00:00.000Z")], None), METER),
+        (
+            200,
+            page(
+                [post_at(5, "2024-01-05T00:00:00.000Z"), post_at(4, "2024-01-04T00:00:00.000Z")],
+                None,
+            ),
+            METER,
+        ),
     )
     with client_with(recorder) as client:
         assert [p.post_id for p in client.topic_posts(3, order="desc")] == [5, 4]
-    assert dict(recorder.requests[2].url.params) == {"order": "desc", "date_to": "2024-01-05T00:00:00.001Z"}
+    assert dict(recorder.requests[2].url.params) == {
+        "order": "desc",
+        "date_to": "2024-01-05T00:00:00.001Z",
+    }
 
 
 def test_too_many_410s_in_a_row_raise() -> None:

@@ -8,8 +8,8 @@ from typing import Any
 
 import httpx
 import pytest
-
 from conftest import Deployment, Server, raw_listing
+
 from forumdex import AsyncClient, Client, NotFound, Post, PostWalk
 from forumdex.cli import dump
 
@@ -21,9 +21,7 @@ def client(server: Server, api_key: str) -> Iterator[Client]:
 
 
 def raw(server: Server, key: str, path: str) -> dict[str, Any]:
-    response = httpx.get(
-        f"{server.base_url}{path}", headers={"Authorization": f"Bearer {key}"}
-    )
+    response = httpx.get(f"{server.base_url}{path}", headers={"Authorization": f"Bearer {key}"})
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
     return body
@@ -70,7 +68,11 @@ def test_search_images(client: Client, server: Server, api_key: str) -> None:
 
 
 def test_post_topic_profile_match_the_served_json(
-    client: Client, server: Server, api_key: str, big_topic: tuple[int, int], busy_profile: tuple[int, int]
+    client: Client,
+    server: Server,
+    api_key: str,
+    big_topic: tuple[int, int],
+    busy_profile: tuple[int, int],
 ) -> None:
     topic_id, _ = big_topic
     topic = client.topic(topic_id)

@@ -5,8 +5,8 @@ sourceIp). None is charged; each carries the request id."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import Deployment, Server
+
 from forumdex import Client, Forbidden, PaymentRequired, Unauthorized
 
 

@@ -8,8 +8,8 @@ import logging
 import time
 
 import pytest
-
 from conftest import Deployment, Server, raw_listing
+
 from forumdex import BudgetExceeded, Client, RestartEvent
 
 

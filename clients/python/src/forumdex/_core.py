@@ -21,7 +21,6 @@ from ._version import __version__
 from .errors import (
     APIError,
     BudgetExceeded,
-    ForumdexError,
     InvalidParameter,
     ProtocolError,
     TransportError,
@@ -133,9 +132,7 @@ def resolve_base_url(base_url: Optional[str]) -> str:
 def resolve_api_key(api_key: Optional[str]) -> str:
     key = api_key if api_key is not None else os.environ.get("FORUMDEX_API_KEY")
     if key is None or key == "":
-        raise InvalidParameter(
-            "api_key", "no API key: pass api_key=... or set FORUMDEX_API_KEY"
-        )
+        raise InvalidParameter("api_key", "no API key: pass api_key=... or set FORUMDEX_API_KEY")
     if not isinstance(key, str) or not _KEY.fullmatch(key):
         raise InvalidParameter(
             "api_key", "printable ASCII without spaces (as the dashboard shows it)"
@@ -170,7 +167,7 @@ class Settings:
         backoff_max: float,
         on_retry: Optional[RetryCallback],
         user_agent: Optional[str],
-    ) -> "Settings":
+    ) -> Settings:
         retries = _params.integer("max_retries", max_retries, 0, 100)
         budget = (
             None if max_credits is None else _params.integer("max_credits", max_credits, 0, None)
@@ -394,7 +391,6 @@ __all__ = [
     "DEFAULT_BASE_URL",
     "DEFAULT_MAX_RETRIES",
     "DEFAULT_TIMEOUT",
-    "ForumdexError",
     "RetryCallback",
     "RetryEvent",
     "Settings",

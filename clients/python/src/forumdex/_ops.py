@@ -83,7 +83,11 @@ def walk(
         board_id=board_id,
         extra=extra,
     )
-    if options.date_from and options.date_to and options.date_from.instant >= options.date_to.instant:
+    if (
+        options.date_from
+        and options.date_to
+        and options.date_from.instant >= options.date_to.instant
+    ):
         raise InvalidParameter("date_to", "must be later than date_from (the range is empty)")
     budget = None if max_credits is None else _params.integer("max_credits", max_credits, 0, None)
     if on_restart is not None and not callable(on_restart):

@@ -136,11 +136,7 @@ def date_bound(name: str, value: object) -> DateBound:
 def cursor(value: object) -> str:
     """A cursor as the service issues them: a non-empty base64url string of at most 4096
     characters. Anything else is refused (it would be a 400, or not the server's)."""
-    if (
-        not isinstance(value, str)
-        or not _CURSOR.fullmatch(value)
-        or len(value) > MAX_CURSOR_CHARS
-    ):
+    if not isinstance(value, str) or not _CURSOR.fullmatch(value) or len(value) > MAX_CURSOR_CHARS:
         raise InvalidParameter("cursor", "not a cursor the service issued")
     return value
 

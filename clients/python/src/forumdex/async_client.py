@@ -102,7 +102,7 @@ class AsyncClient:
     def __repr__(self) -> str:  # the key stays out of logs
         return f"AsyncClient(base_url={self._core.settings.base_url!r})"
 
-    async def __aenter__(self) -> "AsyncClient":
+    async def __aenter__(self) -> AsyncClient:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -195,7 +195,7 @@ class AsyncClient:
         author_uid: Optional[int] = None,
         max_credits: Optional[int] = None,
         on_restart: Optional[RestartCallback] = None,
-    ) -> "AsyncPostWalk":
+    ) -> AsyncPostWalk:
         """The posts of a topic (``GET /api/v1/topics/{id}/posts``), as a :class:`AsyncPostWalk`
         that fetches pages as it is iterated:
         ``async for post in client.topic_posts(5): ...``.
@@ -236,7 +236,7 @@ class AsyncClient:
         topic_id: Optional[int] = None,
         max_credits: Optional[int] = None,
         on_restart: Optional[RestartCallback] = None,
-    ) -> "AsyncPostWalk":
+    ) -> AsyncPostWalk:
         """The posts of a profile (``GET /api/v1/profiles/{id}/posts``) as a
         :class:`AsyncPostWalk`; ``topic_id`` keeps the posts of one topic. The other options as
         in :meth:`topic_posts`."""
@@ -258,7 +258,7 @@ class AsyncClient:
 
     # -- the request loop ------------------------------------------------------------
 
-    async def _call(self, call: "_ops.Call[T]") -> T:
+    async def _call(self, call: _ops.Call[T]) -> T:
         return await self._get(call.path, call.params, call.model)
 
     async def _get(self, path: str, params: Dict[str, str], model: Type[T]) -> T:

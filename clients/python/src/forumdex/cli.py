@@ -45,9 +45,7 @@ def dump(model: BaseModel) -> str:
 def _connection_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
     default: Any = argparse.SUPPRESS if suppress else None
     group = parser.add_argument_group("connection")
-    group.add_argument(
-        "--api-key", default=default, help="API key (default: $FORUMDEX_API_KEY)"
-    )
+    group.add_argument("--api-key", default=default, help="API key (default: $FORUMDEX_API_KEY)")
     group.add_argument(
         "--base-url",
         default=default,

@@ -100,7 +100,7 @@ class Client:
     def __repr__(self) -> str:  # the key stays out of logs
         return f"Client(base_url={self._core.settings.base_url!r})"
 
-    def __enter__(self) -> "Client":
+    def __enter__(self) -> Client:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -193,7 +193,7 @@ class Client:
         author_uid: Optional[int] = None,
         max_credits: Optional[int] = None,
         on_restart: Optional[RestartCallback] = None,
-    ) -> "PostWalk":
+    ) -> PostWalk:
         """The posts of a topic (``GET /api/v1/topics/{id}/posts``), as a :class:`PostWalk`
         that fetches pages as it is iterated: ``for post in client.topic_posts(5): ...``.
         Nothing is sent (or charged) until then; the options are checked now.
@@ -233,7 +233,7 @@ class Client:
         topic_id: Optional[int] = None,
         max_credits: Optional[int] = None,
         on_restart: Optional[RestartCallback] = None,
-    ) -> "PostWalk":
+    ) -> PostWalk:
         """The posts of a profile (``GET /api/v1/profiles/{id}/posts``) as a
         :class:`PostWalk`; ``topic_id`` keeps the posts of one topic. The other options as
         in :meth:`topic_posts`."""
@@ -255,7 +255,7 @@ class Client:
 
     # -- the request loop ------------------------------------------------------------
 
-    def _call(self, call: "_ops.Call[T]") -> T:
+    def _call(self, call: _ops.Call[T]) -> T:
         return self._get(call.path, call.params, call.model)
 
     def _get(self, path: str, params: Dict[str, str], model: Type[T]) -> T:
