@@ -61,6 +61,10 @@ class AsyncClient:
     Each response body carries its metering headers (``result.meta``,
     ``result.credits_remaining``...); :attr:`last_meta` holds the latest. Use the client
     as an async context manager, or await :meth:`aclose`.
+
+    ``transport`` replaces the ``httpx`` transport (tests, custom TLS or proxies); ``on_retry``
+    is called with a :class:`~forumdex.RetryEvent` before each retry; ``backoff_base`` and
+    ``backoff_max`` (seconds) shape the backoff between retries.
     """
 
     def __init__(
@@ -265,10 +269,10 @@ class AsyncClient:
         core = self._core
         retry = 0
         while True:
+            core.check_budget()
             wait = core.wait_before_send()
             if wait > 0:
                 await asyncio.sleep(wait)
-            core.check_budget()
             try:
                 response = await self._http.get(core.url(path), params=params)
                 content = await response.aread()

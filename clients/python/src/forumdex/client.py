@@ -59,6 +59,10 @@ class Client:
     Each response body carries its metering headers (``result.meta``,
     ``result.credits_remaining``...); :attr:`last_meta` holds the latest. Use the client
     as a context manager, or call :meth:`close`.
+
+    ``transport`` replaces the ``httpx`` transport (tests, custom TLS or proxies); ``on_retry``
+    is called with a :class:`~forumdex.RetryEvent` before each retry; ``backoff_base`` and
+    ``backoff_max`` (seconds) shape the backoff between retries.
     """
 
     def __init__(
@@ -262,10 +266,10 @@ class Client:
         core = self._core
         retry = 0
         while True:
+            core.check_budget()
             wait = core.wait_before_send()
             if wait > 0:
                 time.sleep(wait)
-            core.check_budget()
             try:
                 response = self._http.get(core.url(path), params=params)
                 content = response.read()
