@@ -25,7 +25,8 @@ fi
 # Nothing written into the source tree: no bytecode, caches under target/.
 export PYTHONDONTWRITEBYTECODE=1
 
-if [[ ! -x "$venv/bin/python" ]]; then
+# A venv whose python no longer runs (the system python changed) is made again.
+if ! "$venv/bin/python" -c "" 2>/dev/null; then
     echo "python_client: creating $venv" >&2
     rm -rf "$venv"
     python3 -m venv "$venv"

@@ -9,7 +9,7 @@ tests that need a server fail and say so; they never skip.
 Servers (all on the same data folder, started once per session):
 
 - ``server``: the defaults, with a rate limit no test reaches;
-- ``short_idle_server``: ``FORUMDEX_CURSOR_IDLE_SECONDS=1``, for the 410 restart;
+- ``short_idle_server``: ``FORUMDEX_CURSOR_IDLE_SECONDS=2``, for the 410 restart;
 - ``limited_server``: ``FORUMDEX_RATE_LIMIT_PER_MINUTE=2``, for the 429 wait.
 """
 
@@ -181,7 +181,7 @@ def short_idle_server(deployment: Deployment) -> Iterator[Server]:
     yield from _serve(
         deployment,
         "short-idle",
-        {"FORUMDEX_RATE_LIMIT_PER_MINUTE": "100000", "FORUMDEX_CURSOR_IDLE_SECONDS": "1"},
+        {"FORUMDEX_RATE_LIMIT_PER_MINUTE": "100000", "FORUMDEX_CURSOR_IDLE_SECONDS": "2"},
     )
 
 

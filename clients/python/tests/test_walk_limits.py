@@ -34,14 +34,15 @@ def test_an_expired_cursor_restarts_after_the_last_post_seen(
             for post in walk:
                 seen.append(post.post_id)
                 if len(seen) == 8:
-                    # Past the first page, mid-second: let the cursor (1 s idle) expire.
-                    time.sleep(2.5)
+                    # Past the first page, mid-second: let the cursor (2 s idle) expire.
+                    time.sleep(3.5)
     assert seen == [p["post_id"] for p in expected]
     assert len(set(seen)) == len(expected)
     assert len(restarts) >= 1 and walk.stats.restarts == len(restarts)
-    assert restarts[0].last_post_id == seen[11]
+    # The restart after the pause continues after the last post of the second page.
+    (after_pause,) = [event for event in restarts if event.last_post_id == seen[11]]
     bound = "date_from" if order == "asc" else "date_to"
-    assert bound in restarts[0].params
+    assert bound in after_pause.params
     assert any("restarting on a new snapshot" in r.getMessage() for r in caplog.records)
 
 
