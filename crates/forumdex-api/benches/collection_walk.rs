@@ -9,12 +9,13 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use forumdex_accounts::{AccountStore, Email, NewKey, SqliteAccountStore};
+use forumdex_accounts::{AccountStore, Email, NewKey};
 use forumdex_api::{Server, Settings};
-use forumdex_corpus::{CorpusRead, Millis, SqliteCorpusStore};
+use forumdex_corpus::CorpusRead;
 use forumdex_generate::{GenerateConfig, generate};
 use forumdex_ingest::source::Source;
 use forumdex_ingest::{ImportOptions, import_files};
+use forumdex_sqlite::{SqliteAccountStore, SqliteCorpusStore};
 
 fn main() -> anyhow::Result<()> {
     let posts: u64 = std::env::var("FORUMDEX_BENCH_POSTS")
@@ -33,7 +34,7 @@ fn main() -> anyhow::Result<()> {
 
 fn prepare_corpus(data: &std::path::Path, posts: u64) -> anyhow::Result<()> {
     let store = SqliteCorpusStore::open(data)?;
-    if store.snapshot(Millis::now())?.seq > 0 {
+    if store.latest_seq()? > 0 {
         println!("reusing the corpus in {}", data.display());
         return Ok(());
     }
@@ -85,7 +86,7 @@ async fn walk(data: &std::path::Path, topic: i64) -> anyhow::Result<()> {
         ],
     )?;
     let accounts = SqliteAccountStore::open_in(data)?;
-    let now = chrono::Utc::now();
+    let now = forumdex_clock::Clock::now(&forumdex_clock::SystemClock);
     let account = accounts.create_account(&Email::parse("bench@example.com")?, 10_000_000, now)?;
     let key = accounts.create_key(account, &NewKey::default(), now)?;
     let server = Server::build(settings, data).await?;

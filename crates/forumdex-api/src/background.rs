@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use forumdex_corpus::{CorpusMaintenance, Millis};
+use forumdex_search::Indexer;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
@@ -13,8 +14,6 @@ use crate::app::App;
 
 /// How often superseded corpus versions are collected.
 const GC_EVERY: Duration = Duration::from_secs(60);
-/// How often the search indexes catch up with the corpus.
-const SYNC_EVERY: Duration = Duration::from_secs(2);
 /// How often per-key usage counts are written.
 const USAGE_EVERY: Duration = Duration::from_secs(1);
 
@@ -93,7 +92,7 @@ async fn collect_garbage(app: Arc<App>, maintenance: Arc<dyn CorpusMaintenance>)
     loop {
         tokio::time::sleep(GC_EVERY).await;
         let maintenance = Arc::clone(&maintenance);
-        let horizon = Millis(app.clock.now_millis().0 - lifetime_ms);
+        let horizon = Millis(Millis::now(&*app.clock).0 - lifetime_ms);
         match tokio::task::spawn_blocking(move || maintenance.collect_garbage(horizon)).await {
             Ok(Ok(0)) => {}
             Ok(Ok(deleted)) => tracing::info!(deleted, "collected superseded corpus versions"),
@@ -112,12 +111,14 @@ async fn collect_garbage(app: Arc<App>, maintenance: Arc<dyn CorpusMaintenance>)
     }
 }
 
-/// Brings the search indexes up to the corpus at start and every [`SYNC_EVERY`], so an
-/// import is searchable within seconds; publishes each pass's sequence.
+/// Asks the node's [`Indexer`] to catch up with the corpus at start and every
+/// [`Indexer::SERVING_INTERVAL`], so an import is searchable within seconds; publishes each
+/// pass's sequence.
 async fn sync_search(app: Arc<App>) {
+    let indexer = Indexer::new(Arc::clone(&app.search), Arc::clone(&app.corpus));
     loop {
-        let (search, corpus) = (Arc::clone(&app.search), Arc::clone(&app.corpus));
-        match tokio::task::spawn_blocking(move || search.sync(corpus.as_ref())).await {
+        let pass = indexer.clone();
+        match tokio::task::spawn_blocking(move || pass.catch_up()).await {
             Ok(Ok(report)) => {
                 if report.posts_indexed > 0 {
                     tracing::info!(
@@ -131,6 +132,6 @@ async fn sync_search(app: Arc<App>) {
             Ok(Err(err)) => tracing::warn!(error = %err, "search index sync failed"),
             Err(err) => tracing::warn!(error = %err, "search index sync task failed"),
         }
-        tokio::time::sleep(SYNC_EVERY).await;
+        tokio::time::sleep(Indexer::SERVING_INTERVAL).await;
     }
 }

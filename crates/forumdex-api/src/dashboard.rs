@@ -106,7 +106,11 @@ pub fn build(
     let from = parse_from(&settings.mail_from()).map_err(anyhow::Error::msg)?;
     let mailer: Arc<dyn Mailer> = match &settings.smtp_url {
         Some(url) => Arc::new(SmtpMailer::new(url.expose(), from).context("smtp_url")?),
-        None => Arc::new(OutboxMailer::new(data_dir.join(OutboxMailer::FOLDER), from)),
+        None => Arc::new(OutboxMailer::new(
+            data_dir.join(OutboxMailer::FOLDER),
+            from,
+            Arc::clone(&clock),
+        )),
     };
     let payments = match settings.payment_provider {
         PaymentProviderSetting::None => Payments::Disabled,
@@ -136,12 +140,11 @@ pub fn build(
             Payments::Test(Arc::new(TestProvider::new(&settings.base_url, secret)))
         }
     };
-    let now = Arc::new(move || clock.now());
     Ok(Dashboard::new(
         settings.dashboard_config(),
         store,
         mailer,
         payments,
-        now,
+        clock,
     ))
 }

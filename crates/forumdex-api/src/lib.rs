@@ -34,6 +34,6 @@ pub mod usage;
 pub mod wire;
 
 pub use app::App;
-pub use clock::{Clock, ManualClock, SystemClock};
+pub use clock::{Clock, ManualClock, SharedClock, SystemClock};
 pub use server::Server;
 pub use settings::Settings;

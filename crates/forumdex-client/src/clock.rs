@@ -26,7 +26,7 @@ pub struct SystemClock;
 
 impl Clock for SystemClock {
     fn now(&self) -> SystemTime {
-        SystemTime::now()
+        SystemTime::from(forumdex_clock::Clock::now(&forumdex_clock::SystemClock))
     }
 
     fn sleep(&self, duration: Duration) -> Sleep<'_> {

@@ -4,7 +4,9 @@
 //! values every backend shares are computed in [`derive`].
 //!
 //! The store is the only writer of corpus data (the importer calls it); the HTTP layer only
-//! reads through it. [`SqliteCorpusStore`] is the embedded implementation.
+//! reads through it. The backends live beside each other in their own crates
+//! (`forumdex-sqlite`, the embedded default, and `forumdex-postgres`); this crate holds no
+//! SQL.
 
 pub mod derive;
 pub mod html;
@@ -12,7 +14,6 @@ pub mod id;
 pub mod lang;
 pub mod model;
 pub mod record;
-pub mod sqlite;
 pub mod store;
 pub mod takedown;
 pub mod text;
@@ -22,7 +23,6 @@ pub use id::{ForumId, MAX_ID, is_canonical, parse_canonical};
 pub use lang::LangCode;
 pub use model::*;
 pub use record::{Observation, Record, RecordError};
-pub use sqlite::SqliteCorpusStore;
 pub use store::{CorpusMaintenance, CorpusRead, CorpusWrite, StoreError};
 pub use takedown::{Takedown, TakedownError, TakedownSet, TakedownTarget};
 pub use time::Millis;

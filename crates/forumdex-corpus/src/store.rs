@@ -29,8 +29,16 @@ pub enum StoreError {
 /// everything under a takedown in force, at every sequence: a takedown is not versioned, so
 /// no snapshot taken before it brings the content back.
 pub trait CorpusRead: Send + Sync {
+    /// The newest committed sequence.
+    fn latest_seq(&self) -> Result<i64, StoreError>;
+
     /// The newest committed sequence, frozen at `now`.
-    fn snapshot(&self, now: Millis) -> Result<Snapshot, StoreError>;
+    fn snapshot(&self, now: Millis) -> Result<Snapshot, StoreError> {
+        Ok(Snapshot {
+            seq: self.latest_seq()?,
+            taken_at: now,
+        })
+    }
 
     /// When sequence `seq` was committed (`None` for an unknown sequence).
     fn sequence_created_at(&self, seq: i64) -> Result<Option<Millis>, StoreError>;

@@ -1,15 +1,16 @@
 //! Instants as milliseconds since the Unix epoch, UTC: how the corpus stores and compares time.
 
 use chrono::{DateTime, SecondsFormat, TimeZone, Utc};
+use forumdex_clock::Clock;
 
 /// An instant in milliseconds since 1970-01-01T00:00:00Z.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Millis(pub i64);
 
 impl Millis {
-    /// The current time.
-    pub fn now() -> Self {
-        Self::from_datetime(Utc::now())
+    /// The current time on `clock`.
+    pub fn now(clock: &dyn Clock) -> Self {
+        Self::from_datetime(clock.now())
     }
 
     /// Converts a chrono instant (sub-millisecond digits are dropped).

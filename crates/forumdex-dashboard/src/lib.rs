@@ -29,15 +29,12 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::routing::{get, post};
-use chrono::{DateTime, Utc};
 use forumdex_accounts::DeveloperStore;
+use forumdex_clock::SharedClock;
 use forumdex_payments::{PaymentProvider, StripeProvider, TestProvider};
 
 pub use config::{CreditPack, DEFAULT_CREDIT_PACKS, DashboardConfig};
 pub use mail::{Mailer, OutboxMailer, SmtpMailer};
-
-/// What time it is (the server's clock, so tests move time instead of sleeping).
-pub type Now = Arc<dyn Fn() -> DateTime<Utc> + Send + Sync>;
 
 /// The client address the server saw (trusted proxies applied), inserted as a request
 /// extension by the server before the dashboard's handlers run.
@@ -75,8 +72,8 @@ pub struct Dashboard {
     pub mailer: Arc<dyn Mailer>,
     /// The payment provider of top-ups.
     pub payments: Payments,
-    /// The clock.
-    pub now: Now,
+    /// The server's clock (tests move time instead of sleeping).
+    pub clock: SharedClock,
     /// Sign-in attempts.
     pub throttle: throttle::Throttle,
     /// Password hashes computed at once (each takes 19 MiB and tens of milliseconds).
@@ -92,14 +89,14 @@ impl Dashboard {
         store: Arc<dyn DeveloperStore>,
         mailer: Arc<dyn Mailer>,
         payments: Payments,
-        now: Now,
+        clock: SharedClock,
     ) -> Self {
         Self {
             config,
             store,
             mailer,
             payments,
-            now,
+            clock,
             throttle: throttle::Throttle::default(),
             hashing: tokio::sync::Semaphore::new(HASHES_AT_ONCE),
             docs: std::sync::OnceLock::new(),

@@ -4,7 +4,10 @@
 //! read it). A failure is an error the page reports; there is no silent success.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
+use forumdex_clock::SharedClock;
 use lettre::message::header::{ContentTransferEncoding, ContentType};
 use lettre::message::{Body, Mailbox, SinglePart};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
@@ -111,17 +114,24 @@ impl Mailer for SmtpMailer {
 pub struct OutboxMailer {
     dir: PathBuf,
     from: Mailbox,
+    /// Names the files by when they were written.
+    clock: SharedClock,
+    /// Mails written by this mailer so far: orders the names of mails written at one instant.
+    written: Arc<AtomicU64>,
 }
 
 impl OutboxMailer {
     /// The folder's name inside a data folder.
     pub const FOLDER: &'static str = "outbox";
 
-    /// A mailer writing into `dir` (created on first use), sending as `from`.
-    pub fn new(dir: impl Into<PathBuf>, from: Mailbox) -> Self {
+    /// A mailer writing into `dir` (created on first use), sending as `from`, naming its
+    /// files by `clock`.
+    pub fn new(dir: impl Into<PathBuf>, from: Mailbox, clock: SharedClock) -> Self {
         Self {
             dir: dir.into(),
             from,
+            clock,
+            written: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -136,11 +146,14 @@ impl Mailer for OutboxMailer {
     async fn send(&self, mail: &Mail) -> Result<(), MailError> {
         let bytes = message(&self.from, mail)?.formatted();
         let dir = self.dir.clone();
+        let written_at = self.clock.now();
+        let number = self.written.fetch_add(1, Ordering::Relaxed);
         tokio::task::spawn_blocking(move || {
             std::fs::create_dir_all(&dir)?;
             let name = format!(
-                "{}-{}.eml",
-                chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ"),
+                "{}-{:08}-{}.eml",
+                written_at.format("%Y%m%dT%H%M%S%.3fZ"),
+                number,
                 uuid::Uuid::new_v4().simple()
             );
             let temp = dir.join(format!(".{name}.tmp"));
@@ -161,7 +174,11 @@ mod tests {
     async fn the_outbox_holds_one_readable_file_per_message() {
         let dir = tempfile::tempdir().unwrap();
         let from = parse_from("forumdex <no-reply@example.com>").unwrap();
-        let outbox = OutboxMailer::new(dir.path().join("outbox"), from);
+        let outbox = OutboxMailer::new(
+            dir.path().join("outbox"),
+            from,
+            forumdex_clock::SystemClock::shared(),
+        );
         let link = format!("http://127.0.0.1:8080/verify?token={}", "ab".repeat(32));
         outbox
             .send(&Mail {

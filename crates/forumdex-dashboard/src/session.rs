@@ -139,7 +139,7 @@ impl SignedIn {
         };
         let hash = TokenHash::of(&token);
         let store = Arc::clone(&dashboard.store);
-        let now = (dashboard.now)();
+        let now = dashboard.clock.now();
         let idle = dashboard.config.session_idle;
         let found = blocking(move || {
             let Some(session) = store.touch_session(&hash, now, idle)? else {

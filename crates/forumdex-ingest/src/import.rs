@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::{Arc, mpsc};
 
 use anyhow::Context;
+use forumdex_clock::{SharedClock, SystemClock};
 use forumdex_corpus::record::Record;
 use forumdex_corpus::text::html_to_text;
 use forumdex_corpus::{CorpusWrite, Millis, Observation};
@@ -34,6 +35,8 @@ pub struct ImportOptions {
     /// Where the image stage stores AVIF objects; without it image records are kept but
     /// their files wait for an import that has one (see [`crate::images`]).
     pub images: Option<Arc<dyn ImageObjects>>,
+    /// Dates the batches (their versions' `indexed_at`); the system clock by default.
+    pub clock: SharedClock,
 }
 
 impl Default for ImportOptions {
@@ -42,6 +45,7 @@ impl Default for ImportOptions {
             batch_size: 5_000,
             progress: true,
             images: None,
+            clock: SystemClock::shared(),
         }
     }
 }
@@ -172,7 +176,7 @@ pub fn import_files(
     let base_dirs: Vec<std::path::PathBuf> = sources.iter().map(Source::base_dir).collect();
     let mut summary = ImportSummary::default();
     let before = store
-        .snapshot(Millis::now())
+        .snapshot(Millis::now(&*options.clock))
         .context("reading the corpus's newest sequence")?;
     let mut boards = BoardLanguages::over_store(store, before.seq);
     std::thread::scope(|scope| -> anyhow::Result<()> {
@@ -191,11 +195,12 @@ pub fn import_files(
                 })
             })
         });
+        let clock = &*options.clock;
         let writer = scope.spawn(move || -> anyhow::Result<(u64, u64, Vec<i64>)> {
             let (mut new, mut known, mut sequences) = (0, 0, Vec::new());
             for batch in received {
                 let outcome = store
-                    .import_batch(&batch, Millis::now())
+                    .import_batch(&batch, Millis::now(clock))
                     .context("writing a batch to the corpus")?;
                 new += outcome.new_observations as u64;
                 known += outcome.known_observations as u64;

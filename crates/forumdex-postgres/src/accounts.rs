@@ -18,6 +18,7 @@ use forumdex_accounts::rules::{
     ensure_not_revoked, max_balance_before_adding, mint_key, renewal, repeated_charge,
     validate_amount, validate_charge,
 };
+use forumdex_accounts::stored::{account_id, corrupt, key_id, millis, to_i64, to_u64};
 use forumdex_accounts::time::from_unix_millis;
 use forumdex_accounts::{
     Account, AccountError, AccountId, AccountStore, ApiKey, AuthError, AuthenticatedKey,
@@ -69,31 +70,6 @@ impl PgAccountStore {
     ) -> Result<T, E> {
         self.pool.transaction(Isolation::Snapshot, work)
     }
-}
-
-/// Stored data that does not decode: a bug or a hand-edited database.
-fn corrupt(what: impl Into<String>) -> AccountError {
-    AccountError::Storage(format!("corrupt accounts database: {}", what.into()).into())
-}
-
-fn millis(at: DateTime<Utc>) -> i64 {
-    at.timestamp_millis()
-}
-
-fn to_i64(n: u64) -> Result<i64, AccountError> {
-    i64::try_from(n).map_err(|_| AccountError::InvalidAmount(format!("{n} is too large")))
-}
-
-fn to_u64(n: i64) -> Result<u64, AccountError> {
-    u64::try_from(n).map_err(|_| corrupt(format!("negative balance {n}")))
-}
-
-fn account_id(raw: i64) -> Result<AccountId, AccountError> {
-    AccountId::new(raw).ok_or_else(|| corrupt(format!("account id {raw}")))
-}
-
-fn key_id(raw: &str) -> Result<KeyId, AccountError> {
-    KeyId::parse(raw).map_err(|_| corrupt(format!("key id {raw:?}")))
 }
 
 fn require_account(db: &mut impl GenericClient, id: AccountId) -> Step<()> {

@@ -25,12 +25,13 @@ mod write;
 
 use std::collections::HashMap;
 
+use forumdex_clock::{SharedClock, SystemClock};
 use forumdex_corpus::takedown::check_reason;
 use forumdex_corpus::{
     BatchOutcome, CachedImage, ChangePosition, CorpusCounts, CorpusMaintenance, CorpusRead,
     CorpusWrite, ImageObject, ListPage, ListRequest, Millis, Observation, PendingImage, PostChange,
-    PostDoc, ProfileDoc, Scope, Snapshot, StoreError, Takedown, TakedownError, TakedownSet,
-    TakedownTarget, TopicDoc,
+    PostDoc, ProfileDoc, Scope, StoreError, Takedown, TakedownError, TakedownSet, TakedownTarget,
+    TopicDoc,
 };
 use postgres::Transaction;
 
@@ -49,6 +50,8 @@ const WRITER_LOCK: i64 = 0x6664_7877_7269_7465;
 #[derive(Debug)]
 pub struct PgCorpusStore {
     pool: PgPool,
+    /// Tells each sequence its commit time.
+    clock: SharedClock,
 }
 
 impl PgCorpusStore {
@@ -62,10 +65,19 @@ impl PgCorpusStore {
         Self::with_pool(PgPool::connect(url)?)
     }
 
-    /// The store over `pool`, whose schema must be this binary's.
+    /// The store over `pool`, whose schema must be this binary's, on the system clock
+    /// ([`Self::with_clock`] gives it another).
     pub fn with_pool(pool: PgPool) -> Result<Self, PgError> {
         schema::check(&pool)?;
-        Ok(Self { pool })
+        Ok(Self {
+            pool,
+            clock: SystemClock::shared(),
+        })
+    }
+
+    /// The store on `clock`, which dates the commits of import batches.
+    pub fn with_clock(self, clock: SharedClock) -> Self {
+        Self { clock, ..self }
     }
 
     /// `EXPLAIN` of one listing page at the newest sequence, a line per plan node: shows
@@ -128,9 +140,8 @@ impl From<Failure<StoreError>> for Failure<TakedownError> {
 }
 
 impl CorpusRead for PgCorpusStore {
-    fn snapshot(&self, now: Millis) -> Result<Snapshot, StoreError> {
-        let seq = self.read(read::latest_seq)?;
-        Ok(Snapshot { seq, taken_at: now })
+    fn latest_seq(&self) -> Result<i64, StoreError> {
+        self.read(read::latest_seq)
     }
 
     fn sequence_created_at(&self, seq: i64) -> Result<Option<Millis>, StoreError> {
@@ -198,7 +209,7 @@ impl CorpusWrite for PgCorpusStore {
         observations: &[Observation],
         now: Millis,
     ) -> Result<BatchOutcome, StoreError> {
-        self.write(|tx| write::import_batch(tx, observations, now))
+        self.write(|tx| write::import_batch(tx, observations, now, &*self.clock))
     }
 
     fn pending_images(

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use forumdex_corpus::html::img_tags;
 use forumdex_corpus::text::{html_to_search_text, html_to_text};
-use forumdex_corpus::{ChangePosition, CorpusRead, Millis, PostChange, PostDoc};
+use forumdex_corpus::{ChangePosition, CorpusRead, PostChange, PostDoc};
 use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 use tantivy::merge_policy::{LogMergePolicy, MergeCandidate, MergePolicy};
@@ -343,21 +343,21 @@ impl SearchIndexes {
     ) -> Result<SyncReport, SearchError> {
         let _serial = self.sync_lock.lock().expect("not poisoned");
         self.refresh()?;
-        let snapshot = corpus.snapshot(Millis::now())?;
+        let latest = corpus.latest_seq()?;
         let mut since = self.synced_seq()?;
         let mut report = SyncReport {
             from_seq: since,
             synced_seq: since,
             ..SyncReport::default()
         };
-        if snapshot.seq < since {
+        if latest < since {
             // The corpus is older than the indexes (restored or replaced): start over.
             self.clear()?;
             since = 0;
             report.from_seq = 0;
         }
-        while since < snapshot.seq {
-            let upto = (since + window).min(snapshot.seq);
+        while since < latest {
+            let upto = (since + window).min(latest);
             self.sync_window(corpus, since, upto, &mut report)?;
             since = upto;
             report.synced_seq = upto;

@@ -1,152 +1,25 @@
-//! The one connection pool of forumdex's embedded SQLite stores (corpus and accounts).
+//! forumdex's embedded SQLite backends, the default deployment's storage in one data folder,
+//! beside `forumdex-postgres` and behind the same seams.
 //!
-//! SQLite connections are cheap to keep and costly to open (each reads the schema and sets
-//! its pragmas), so every store keeps a few idle ones. [`Pool`] hands out an idle
-//! connection or opens a new one with the store's own `connect` function, and takes it
-//! back afterwards only when it is in a clean state (no transaction left open) and fewer
-//! than its limit are idle. It never blocks: past the limit, connections are opened on
-//! demand and closed after use.
+//! - [`SqliteCorpusStore`] (`corpus.sqlite`): the corpus with its MVCC snapshots, behind
+//!   `CorpusRead`, `CorpusWrite` and `CorpusMaintenance`; one writer at a time, readers on
+//!   their own connections so imports never block reads.
+//! - [`SqliteAccountStore`] (`accounts.sqlite`): accounts, keys, allowlists, the ledger and
+//!   what the developer dashboard keeps, behind `AccountStore` and `DeveloperStore`.
+//! - [`connect`]: the one connection setup of every SQLite database of the data folder
+//!   (these two and the crawler's state), and [`Pool`], their connection pool.
+//!
+//! The rules both backends follow live in the domain crates (`forumdex_corpus::derive`,
+//! `forumdex_accounts::rules`, `forumdex_accounts::payments`); a store here gathers facts
+//! and writes plans. The stores are blocking, like every store seam: the server calls them
+//! on tokio's blocking pool.
 
-use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant};
+mod accounts;
+pub mod connect;
+mod corpus;
+mod pool;
 
-use rusqlite::{Connection, ErrorCode};
-
-/// Opens a connection to the database at a path, configured for its store.
-pub type Connect<E> = fn(&Path) -> Result<Connection, E>;
-
-/// A pool of connections to one database file.
-#[derive(Debug)]
-pub struct Pool<E> {
-    path: PathBuf,
-    connect: Connect<E>,
-    max_idle: usize,
-    idle: Mutex<Vec<Connection>>,
-}
-
-impl<E> Pool<E> {
-    /// A pool for the database at `path`, opening connections with `connect` and keeping at
-    /// most `max_idle` of them between uses.
-    pub fn new(path: impl Into<PathBuf>, max_idle: usize, connect: Connect<E>) -> Self {
-        Self {
-            path: path.into(),
-            connect,
-            max_idle,
-            idle: Mutex::new(Vec::new()),
-        }
-    }
-
-    /// The database file.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// An idle connection, or a new one.
-    pub fn acquire(&self) -> Result<Connection, E> {
-        match self.lock().pop() {
-            Some(conn) => Ok(conn),
-            None => (self.connect)(&self.path),
-        }
-    }
-
-    /// Takes `conn` back for reuse when no transaction is open on it and the pool has room;
-    /// otherwise closes it.
-    pub fn release(&self, conn: Connection) {
-        if !conn.is_autocommit() {
-            return;
-        }
-        let mut idle = self.lock();
-        if idle.len() < self.max_idle {
-            idle.push(conn);
-        }
-    }
-
-    /// Runs `work` on a connection of the pool, then releases it.
-    pub fn with<T>(&self, work: impl FnOnce(&mut Connection) -> Result<T, E>) -> Result<T, E> {
-        let mut conn = self.acquire()?;
-        let result = work(&mut conn);
-        self.release(conn);
-        result
-    }
-
-    /// How many connections wait idle (for tests of the bound).
-    pub fn idle_count(&self) -> usize {
-        self.lock().len()
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Connection>> {
-        self.idle.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// Puts the database in WAL mode (a no-op when it is already) and returns the journal mode
-/// it is in. Switching to WAL takes a lock for which SQLite does not call the busy handler,
-/// so when several connections open a new database at once one of them may be told "busy":
-/// this retries for up to `timeout`, as the busy handler would.
-pub fn enable_wal(conn: &Connection, timeout: Duration) -> rusqlite::Result<String> {
-    let started = Instant::now();
-    loop {
-        match conn.query_row("PRAGMA journal_mode = WAL", [], |row| {
-            row.get::<_, String>(0)
-        }) {
-            Err(err)
-                if err.sqlite_error_code() == Some(ErrorCode::DatabaseBusy)
-                    && started.elapsed() < timeout =>
-            {
-                std::thread::sleep(Duration::from_millis(2));
-            }
-            outcome => return outcome,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn connect(path: &Path) -> rusqlite::Result<Connection> {
-        Connection::open(path)
-    }
-
-    #[test]
-    fn reuses_clean_connections_up_to_the_limit() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let pool = Pool::new(dir.path().join("t.sqlite"), 1, connect);
-        let first = pool.acquire().expect("open");
-        let second = pool.acquire().expect("open");
-        pool.release(first);
-        pool.release(second);
-        assert_eq!(pool.idle_count(), 1, "one kept, one closed");
-        pool.with(|conn| conn.execute_batch("CREATE TABLE t (x)"))
-            .expect("work");
-        assert_eq!(pool.idle_count(), 1);
-    }
-
-    #[test]
-    fn many_connections_switch_a_new_database_to_wal_at_once() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let path = dir.path().join("t.sqlite");
-        std::thread::scope(|scope| {
-            for _ in 0..8 {
-                scope.spawn(|| {
-                    let conn = Connection::open(&path).expect("open");
-                    let mode = enable_wal(&conn, Duration::from_secs(10)).expect("wal");
-                    assert_eq!(mode, "wal");
-                });
-            }
-        });
-    }
-
-    #[test]
-    fn a_connection_left_in_a_transaction_is_not_reused() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let pool = Pool::new(dir.path().join("t.sqlite"), 4, connect);
-        let result: rusqlite::Result<()> = pool.with(|conn| {
-            conn.execute_batch("BEGIN")?;
-            Err(rusqlite::Error::InvalidQuery)
-        });
-        assert!(result.is_err());
-        assert_eq!(pool.idle_count(), 0);
-    }
-}
+pub use accounts::SqliteAccountStore;
+pub use connect::{Setup, connect};
+pub use corpus::SqliteCorpusStore;
+pub use pool::{Connect, Pool};

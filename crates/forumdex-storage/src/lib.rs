@@ -14,14 +14,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use forumdex_accounts::{
-    AccountStore, DeveloperStore, InMemoryRateLimiter, RateLimiter, SqliteAccountStore,
-};
-use forumdex_corpus::{CorpusMaintenance, CorpusRead, CorpusWrite, SqliteCorpusStore};
+use forumdex_accounts::{AccountStore, DeveloperStore, InMemoryRateLimiter, RateLimiter};
+use forumdex_clock::{SharedClock, SystemClock};
+use forumdex_corpus::{CorpusMaintenance, CorpusRead, CorpusWrite};
 use forumdex_images::{ImageObjects, ImagesLocation, LocalImageObjects};
 use forumdex_postgres::copy::{self, CopyCounts};
 use forumdex_postgres::{PgAccountStore, PgCorpusStore, PgPool};
 use forumdex_redis::{LocalFallback, RedisRateLimiter};
+use forumdex_sqlite::{SqliteAccountStore, SqliteCorpusStore};
 
 mod secret;
 
@@ -118,12 +118,26 @@ pub struct Corpus {
 #[derive(Debug, Clone)]
 pub struct Storage {
     settings: StorageSettings,
+    clock: SharedClock,
 }
 
 impl Storage {
-    /// A factory for `settings`.
+    /// A factory for `settings`, on the system clock.
     pub fn new(settings: StorageSettings) -> Self {
-        Self { settings }
+        Self {
+            settings,
+            clock: SystemClock::shared(),
+        }
+    }
+
+    /// The factory on `clock`: the stores it opens date their writes by it.
+    pub fn with_clock(self, clock: SharedClock) -> Self {
+        Self { clock, ..self }
+    }
+
+    /// The clock of the stores it opens (and of the commands that use them).
+    pub fn clock(&self) -> SharedClock {
+        Arc::clone(&self.clock)
     }
 
     /// The settings it builds from.
@@ -144,7 +158,8 @@ impl Storage {
             StorageKind::Embedded => {
                 let store = Arc::new(
                     SqliteCorpusStore::open(self.data_dir())
-                        .with_context(|| format!("opening the corpus in {}", self.where_()))?,
+                        .with_context(|| format!("opening the corpus in {}", self.where_()))?
+                        .with_clock(self.clock()),
                 );
                 Ok(Corpus {
                     read: store.clone(),
@@ -153,8 +168,11 @@ impl Storage {
                 })
             }
             StorageKind::Postgres { url } => {
-                let store =
-                    Arc::new(PgCorpusStore::open(url).context("opening the corpus on PostgreSQL")?);
+                let store = Arc::new(
+                    PgCorpusStore::open(url)
+                        .context("opening the corpus on PostgreSQL")?
+                        .with_clock(self.clock()),
+                );
                 Ok(Corpus {
                     read: store.clone(),
                     write: store.clone(),

@@ -7,7 +7,7 @@
 //! case is over (a backend without files ignores it). One line runs a whole suite:
 //!
 //! ```
-//! use forumdex_accounts::SqliteAccountStore;
+//! use forumdex_sqlite::SqliteAccountStore;
 //!
 //! forumdex_testkit::account_store_conformance!(|dir| {
 //!     SqliteAccountStore::open_in(dir).expect("open accounts")

@@ -4,8 +4,6 @@ use chrono::Duration;
 use forumdex_accounts::key::{KEY_LEN, KEY_PREFIX};
 use forumdex_accounts::{ApiKey, KeyId, KeyLifetime, KeyParseError, KeyStatus};
 
-use crate::helpers::{days, t0};
-
 #[test]
 fn generated_secrets_parse_and_differ() {
     let a = ApiKey::generate();
@@ -99,4 +97,16 @@ fn status_at_an_instant() {
     assert_eq!(KeyStatus::at(exp, None, days(7)), KeyStatus::Expired);
     assert_eq!(KeyStatus::at(exp, Some(t0()), days(8)), KeyStatus::Revoked);
     assert_eq!(KeyStatus::at(None, None, days(9999)), KeyStatus::Active);
+}
+
+/// A fixed "now" for tests: 2026-01-01T00:00:00Z.
+fn t0() -> chrono::DateTime<chrono::Utc> {
+    chrono::TimeZone::with_ymd_and_hms(&chrono::Utc, 2026, 1, 1, 0, 0, 0)
+        .single()
+        .expect("valid date")
+}
+
+/// `t0` plus `days` days.
+fn days(days: i64) -> chrono::DateTime<chrono::Utc> {
+    t0() + chrono::Duration::days(days)
 }

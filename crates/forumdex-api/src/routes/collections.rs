@@ -233,7 +233,7 @@ async fn page(
     params: QueryParams,
 ) -> Result<PostList, ApiError> {
     let stated = StatedOptions::parse(&params)?;
-    let now = app.clock.now_millis();
+    let now = Millis::now(&*app.clock);
     let lifetimes = Lifetimes {
         snapshot_ms: app.settings.snapshot_seconds as i64 * 1000,
         idle_ms: app.settings.cursor_idle_seconds as i64 * 1000,

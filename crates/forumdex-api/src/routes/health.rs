@@ -6,6 +6,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
+use forumdex_corpus::Millis;
 use serde_json::{Value, json};
 
 use crate::app::App;
@@ -19,7 +20,7 @@ pub async fn healthz() -> Json<Value> {
 /// 200 when the corpus and account stores answer; 503 otherwise.
 pub async fn readyz(State(app): State<Arc<App>>) -> Result<Json<Value>, ApiError> {
     let corpus = Arc::clone(&app.corpus);
-    let now = app.clock.now_millis();
+    let now = Millis::now(&*app.clock);
     let snapshot = blocking(move || corpus.snapshot(now)).await?;
     let accounts = Arc::clone(&app.accounts);
     blocking(move || accounts.ping()).await?;

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{RawQuery, State};
-use forumdex_corpus::parse_canonical;
+use forumdex_corpus::{Millis, parse_canonical};
 use forumdex_types::{
     BoardScope, Image, ImageObject, ImageSearchObject, ImageSearchResponse, MimeType,
 };
@@ -64,7 +64,7 @@ pub async fn search_images(
     };
     let indexes = Arc::clone(&app.search);
     let corpus = Arc::clone(&app.corpus);
-    let now = app.clock.now_millis();
+    let now = Millis::now(&*app.clock);
     let query = ImageQuery { size, hide_nsfw };
     let (results, found) = blocking(move || -> Result<_, ApiError> {
         let request = with_takedowns(request, corpus.as_ref())?;

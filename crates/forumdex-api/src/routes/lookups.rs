@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
-use forumdex_corpus::{CorpusRead, StoreError};
+use forumdex_corpus::{CorpusRead, Millis, StoreError};
 use forumdex_types::{Post, Profile, Topic};
 
 use crate::app::App;
@@ -88,7 +88,7 @@ where
     let id = lookup_id(raw_id, what)?.ok_or_else(not_found)?.get();
     let corpus = Arc::clone(&app.corpus);
     let links = app.links.clone();
-    let now = app.clock.now_millis();
+    let now = Millis::now(&*app.clock);
     let found = blocking(move || {
         let snapshot = corpus.snapshot(now)?;
         let mut found = fetch(corpus.as_ref(), id, snapshot.seq)?;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::{RawQuery, State};
 use forumdex_corpus::text::replace_image_markers;
-use forumdex_corpus::{CorpusRead, TakedownSet};
+use forumdex_corpus::{CorpusRead, Millis, TakedownSet};
 use forumdex_search::search::RankFactors;
 use forumdex_search::search::{DEFAULT_LIMIT, RANKING_MODEL_VERSION};
 use forumdex_search::{Hit, LangCode, SearchRequest, SearchResults};
@@ -36,7 +36,7 @@ pub async fn search(
     let request = parse_request(&params)?;
     let indexes = Arc::clone(&app.search);
     let corpus = Arc::clone(&app.corpus);
-    let now = app.clock.now_millis();
+    let now = Millis::now(&*app.clock);
     let (results, cached) = blocking(move || -> Result<_, ApiError> {
         let request = with_takedowns(request, corpus.as_ref())?;
         let results = forumdex_search::search(&indexes, &request)?;

@@ -5,6 +5,7 @@ use std::net::IpAddr;
 
 use forumdex_accounts::{AccountStore, AllowEntry, Allowlist};
 use forumdex_api::client_ip::client_ip;
+use forumdex_clock::{Clock as _, SystemClock};
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 
@@ -222,7 +223,7 @@ async fn checks_run_in_order_and_refusals_use_no_rate_budget() {
     let (other_id, other) = server.key(account, &["10.0.0.0/8"]);
     server
         .accounts
-        .revoke_key(&other_id, chrono::Utc::now())
+        .revoke_key(&other_id, SystemClock.now())
         .expect("revoke");
     expect_error(
         server.get(POST, Some(&other)).await,

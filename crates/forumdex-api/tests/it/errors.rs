@@ -3,7 +3,8 @@
 use std::collections::BTreeSet;
 
 use forumdex_accounts::{AccountStore, ApiKey};
-use forumdex_corpus::SqliteCorpusStore;
+use forumdex_clock::{Clock as _, SystemClock};
+use forumdex_sqlite::SqliteCorpusStore;
 use reqwest::StatusCode;
 use reqwest::header::{ALLOW, AUTHORIZATION};
 use serde_json::Value;
@@ -121,7 +122,7 @@ async fn every_key_state_but_active_is_401_and_free() {
     assert_eq!(before_revoke.0, before.0 - 1);
     server
         .accounts
-        .revoke_key(&key_id, chrono::Utc::now())
+        .revoke_key(&key_id, SystemClock.now())
         .expect("revoke");
     for request in [
         server.client.get(&url).bearer_auth(&secret),

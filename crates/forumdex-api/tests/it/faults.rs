@@ -10,7 +10,7 @@
 
 use forumdex_testkit::faults::Immutable;
 
-use forumdex_corpus::SqliteCorpusStore;
+use forumdex_sqlite::SqliteCorpusStore;
 use reqwest::StatusCode;
 use rusqlite::Connection;
 

@@ -24,8 +24,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write as _;
 use std::net::SocketAddr;
 
-use chrono::{Duration, Utc};
+use chrono::Duration;
 use forumdex_accounts::{AccountId, AccountStore, LedgerEntry};
+use forumdex_clock::{Clock as _, SystemClock};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -160,12 +161,12 @@ impl Fuzz {
         let (revoked_id, revoked) = server.key(a, &[]);
         server
             .accounts
-            .revoke_key(&revoked_id, Utc::now())
+            .revoke_key(&revoked_id, SystemClock.now())
             .expect("revoke");
         let (expired_id, expired) = server.key(a, &[]);
         server
             .accounts
-            .set_key_expiry(&expired_id, Some(Utc::now() - Duration::hours(1)))
+            .set_key_expiry(&expired_id, Some(SystemClock.now() - Duration::hours(1)))
             .expect("expire");
         let accounts = vec![a, b, c];
         let before = accounts.iter().map(|&id| server.money(id)).collect();

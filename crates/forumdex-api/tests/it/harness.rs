@@ -21,13 +21,13 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::ConnectInfo;
 use chrono::{DateTime, Duration, Utc};
-use forumdex_accounts::{
-    AccountId, AccountStore, Allowlist, Email, KeyId, LedgerEntry, NewKey, SqliteAccountStore,
-};
+use forumdex_accounts::{AccountId, AccountStore, Allowlist, Email, KeyId, LedgerEntry, NewKey};
 use forumdex_api::background::Background;
 use forumdex_api::router::router;
-use forumdex_api::{App, Clock as _, ManualClock, Server, Settings};
-use forumdex_corpus::{CorpusWrite, Millis, Observation, SqliteCorpusStore};
+use forumdex_api::{App, ManualClock, Server, Settings};
+use forumdex_clock::{Clock as _, SystemClock};
+use forumdex_corpus::{CorpusWrite, Millis, Observation};
+use forumdex_sqlite::{SqliteAccountStore, SqliteCorpusStore};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use tokio::sync::oneshot;
@@ -129,7 +129,7 @@ impl<'a> TestAppBuilder<'a> {
     pub async fn try_start(self) -> anyhow::Result<TestApp> {
         let dir = tempfile::tempdir().expect("temp dir");
         if self.seed {
-            import_into(dir.path(), &seed_lines(), Millis::now());
+            import_into(dir.path(), &seed_lines(), Millis::now(&SystemClock));
         }
         if let Some(prepare) = self.prepare {
             prepare(dir.path());
@@ -293,7 +293,7 @@ impl TestApp {
             prepare: None,
             socket: None,
             peer: DEFAULT_PEER,
-            start: Utc::now(),
+            start: SystemClock.now(),
         }
     }
 
@@ -431,7 +431,7 @@ impl TestApp {
     /// Imports corpus lines as one batch at the clock's time; returns that time (the
     /// `indexed_at` of the versions the batch made canonical).
     pub fn import(&self, lines: &[String]) -> Millis {
-        let now = self.clock.now_millis();
+        let now = forumdex_corpus::Millis::now(&*self.clock);
         self.import_seq(lines, now);
         now
     }

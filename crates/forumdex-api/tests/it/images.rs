@@ -8,10 +8,11 @@ use std::io::Cursor;
 use std::path::Path;
 use std::sync::Arc;
 
-use forumdex_corpus::SqliteCorpusStore;
+use forumdex_clock::SystemClock;
 use forumdex_images::LocalImageObjects;
 use forumdex_ingest::source::Source;
 use forumdex_ingest::{ImportOptions, ImportSummary, import_files};
+use forumdex_sqlite::SqliteCorpusStore;
 use image::{DynamicImage, ImageFormat, RgbaImage};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -683,7 +684,11 @@ async fn image_search_leaves_out_what_is_taken_down() {
         world
             .server
             .corpus
-            .add_takedown(TakedownTarget::Post(post), "test", Millis::now())
+            .add_takedown(
+                TakedownTarget::Post(post),
+                "test",
+                Millis::now(&SystemClock),
+            )
             .unwrap();
     }
     let after = json_of(&world.server, path, &key).await;

@@ -2,6 +2,7 @@
 
 use std::collections::HashSet;
 
+use forumdex_clock::{Clock as _, SystemClock};
 use reqwest::StatusCode;
 
 use crate::checks::{assert_not_charged, assert_uuid, expect_error, header, int_header};
@@ -19,7 +20,7 @@ async fn every_200_carries_the_metering_headers_and_a_ledger_row() {
         .iter()
         .enumerate()
     {
-        let now = chrono::Utc::now().timestamp();
+        let now = SystemClock.now().timestamp();
         let response = server
             .client
             .get(server.url(path))
@@ -96,7 +97,7 @@ async fn request_n_plus_one_of_a_window_is_429_and_free() {
     let before = server.money(account);
     assert_eq!(before.0, 7);
 
-    let now = chrono::Utc::now().timestamp();
+    let now = SystemClock.now().timestamp();
     let (headers, body) = expect_error(
         server.get(POST, Some(&secret)).await,
         StatusCode::TOO_MANY_REQUESTS,

@@ -1,6 +1,7 @@
 //! Operations: free endpoints, operator changes reaching a running server, shutdown.
 
 use forumdex_accounts::{AccountStore, AllowEntry};
+use forumdex_clock::{Clock as _, SystemClock};
 use reqwest::StatusCode;
 
 use crate::checks::{assert_not_charged, assert_uuid, expect_error, header};
@@ -67,7 +68,7 @@ async fn operator_changes_reach_the_running_server_at_its_next_request() {
     );
     server
         .accounts
-        .revoke_key(&key_id, chrono::Utc::now())
+        .revoke_key(&key_id, SystemClock.now())
         .expect("revoke");
     expect_error(
         server.get(POST, Some(&secret)).await,
@@ -84,7 +85,7 @@ async fn operator_changes_reach_the_running_server_at_its_next_request() {
     .await;
     server
         .accounts
-        .add_credits(account, 2, chrono::Utc::now())
+        .add_credits(account, 2, SystemClock.now())
         .expect("add credits");
     let response = server.get(POST, Some(&secret)).await;
     assert_eq!(response.status(), StatusCode::OK);

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use forumdex_api::Clock as _;
+use forumdex_clock::SystemClock;
 use forumdex_corpus::{CorpusRead as _, CorpusWrite as _, Millis, TakedownTarget};
 use serde_json::{Value, json};
 
@@ -32,7 +32,7 @@ fn topic_lines() -> Vec<String> {
 async fn fixture() -> (TestApp, Caller) {
     let app = TestApp::builder().empty_corpus().start().await;
     let seq = app
-        .import_seq(&topic_lines(), app.clock.now_millis())
+        .import_seq(&topic_lines(), forumdex_corpus::Millis::now(&*app.clock))
         .expect("new posts");
     synced(&app, seq).await;
     let caller = app.caller(100);
@@ -74,7 +74,11 @@ async fn takedowns_apply_from_the_next_request_even_to_older_snapshots() {
 
     let post = app
         .corpus
-        .add_takedown(TakedownTarget::Post(29), "court order", Millis::now())
+        .add_takedown(
+            TakedownTarget::Post(29),
+            "court order",
+            Millis::now(&SystemClock),
+        )
         .expect("takedown");
     app.fails(&caller, "/api/v1/posts/29", 404).await;
     let rest = app
@@ -94,7 +98,9 @@ async fn takedowns_apply_from_the_next_request_even_to_older_snapshots() {
         "author": {"profile_id": 4, "username": "user4"}, "language": "en",
         "content_html": "zanzibarite again", "observed_at": "2024-09-01T00:00:00Z"})
     .to_string();
-    let seq = app.import_seq(&[newer], app.clock.now_millis()).unwrap();
+    let seq = app
+        .import_seq(&[newer], forumdex_corpus::Millis::now(&*app.clock))
+        .unwrap();
     synced(&app, seq).await;
     app.fails(&caller, "/api/v1/posts/29", 404).await;
     assert!(!search_ids(&app, &caller).await.1.contains(&29));
@@ -102,14 +108,18 @@ async fn takedowns_apply_from_the_next_request_even_to_older_snapshots() {
     // A profile takedown takes its posts; a topic takedown the whole topic.
     let profile = app
         .corpus
-        .add_takedown(TakedownTarget::Profile(4), "user request", Millis::now())
+        .add_takedown(
+            TakedownTarget::Profile(4),
+            "user request",
+            Millis::now(&SystemClock),
+        )
         .unwrap();
     app.fails(&caller, "/api/v1/profiles/4", 404).await;
     app.fails(&caller, "/api/v1/profiles/4/posts", 404).await;
     app.fails(&caller, "/api/v1/posts/30", 404).await;
     assert_eq!(search_ids(&app, &caller).await, (1, vec![28]));
     app.corpus
-        .add_takedown(TakedownTarget::Topic(5), "spam", Millis::now())
+        .add_takedown(TakedownTarget::Topic(5), "spam", Millis::now(&SystemClock))
         .unwrap();
     app.fails(&caller, "/api/v1/topics/5", 404).await;
     app.fails(&caller, "/api/v1/topics/5/posts", 404).await;
@@ -123,7 +133,7 @@ async fn takedowns_apply_from_the_next_request_even_to_older_snapshots() {
     assert_eq!(search_ids(&app, &caller).await, (0, vec![]));
 
     // Lifted: served again from the next request on.
-    let now = Millis::now();
+    let now = Millis::now(&SystemClock);
     for takedown in app.corpus.takedowns().unwrap() {
         if takedown.in_force() {
             app.corpus
@@ -148,7 +158,9 @@ async fn a_deleted_post_is_absent_from_lookups_listings_and_search() {
         "author": {"profile_id": null, "username": ""}, "content_html": "", "deleted": true,
         "observed_at": "2024-06-01T00:00:00Z"})
     .to_string();
-    let seq = app.import_seq(&[deletion], app.clock.now_millis()).unwrap();
+    let seq = app
+        .import_seq(&[deletion], forumdex_corpus::Millis::now(&*app.clock))
+        .unwrap();
     synced(&app, seq).await;
 
     app.fails(&caller, "/api/v1/posts/29", 404).await;

@@ -3,8 +3,6 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use forumdex_api::Clock as _;
-
 use crate::harness::TestApp;
 
 /// An in-process app over a small corpus about antminers, indexed, and a key.
@@ -188,7 +186,7 @@ async fn a_post_imported_while_serving_becomes_searchable() {
         "observed_at": "2024-03-02T00:00:00Z"})
     .to_string();
     let seq = server
-        .import_seq(&[line], server.clock.now_millis())
+        .import_seq(&[line], forumdex_corpus::Millis::now(&*server.clock))
         .expect("the post is new");
 
     tokio::time::timeout(

@@ -9,10 +9,11 @@ use axum::Router;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::http::Request;
-use chrono::Utc;
-use forumdex_accounts::{AccountStore, Email, NewKey, SqliteAccountStore};
+use forumdex_accounts::{AccountStore, Email, NewKey};
 use forumdex_api::router::router;
 use forumdex_api::{App, ManualClock, Settings};
+use forumdex_clock::{Clock as _, SystemClock};
+use forumdex_sqlite::SqliteAccountStore;
 use forumdex_testkit::redis::redis_url;
 use tower::ServiceExt;
 
@@ -51,14 +52,18 @@ fn seeded_folder() -> (
     forumdex_accounts::AccountId,
 ) {
     let dir = tempfile::tempdir().expect("temp dir");
-    crate::harness::import_into(dir.path(), &seed_lines(), forumdex_corpus::Millis::now());
+    crate::harness::import_into(
+        dir.path(),
+        &seed_lines(),
+        forumdex_corpus::Millis::now(&SystemClock),
+    );
     let accounts = SqliteAccountStore::open_in(dir.path()).expect("accounts");
     let email = Email::parse("dev@example.com").expect("email");
     let account = accounts
-        .create_account(&email, 100, Utc::now())
+        .create_account(&email, 100, SystemClock.now())
         .expect("account");
     let key = accounts
-        .create_key(account, &NewKey::default(), Utc::now())
+        .create_key(account, &NewKey::default(), SystemClock.now())
         .expect("key");
     let secret = key.secret.expose_secret().to_owned();
     (dir, accounts, secret, account)

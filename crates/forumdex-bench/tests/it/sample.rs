@@ -14,10 +14,10 @@ use std::time::Instant;
 
 use forumdex::commands::relevance::{evaluate, parse_queries};
 use forumdex_bench::known_items::{Kind, Options, generate};
-use forumdex_corpus::SqliteCorpusStore;
 use forumdex_ingest::source::Source;
 use forumdex_ingest::{ImportOptions, import_files};
 use forumdex_search::SearchIndexes;
+use forumdex_sqlite::SqliteCorpusStore;
 
 /// Lines of the sample used (whole topics of about 29,000 posts; the import dominates the
 /// test's time).

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use chrono::Utc;
 use forumdex_accounts::AccountStore;
 use forumdex_client::{Client, Error, ForumId};
+use forumdex_clock::{Clock as _, SystemClock};
 
 use crate::helpers::{RecordingClock, TestServer};
 
@@ -53,7 +53,7 @@ async fn a_revoked_key_is_unauthorized() {
     client.post(post_id()).await.expect("the key works");
     server
         .accounts
-        .revoke_key(&key_id, Utc::now())
+        .revoke_key(&key_id, SystemClock.now())
         .expect("revoke");
     let err = client.post(post_id()).await.expect_err("revoked");
     assert!(matches!(err, Error::Unauthorized(_)), "{err:?}");

@@ -6,13 +6,12 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use chrono::Utc;
-use forumdex_accounts::{
-    AccountId, AccountStore, Allowlist, Email, KeyId, NewKey, SqliteAccountStore,
-};
+use forumdex_accounts::{AccountId, AccountStore, Allowlist, Email, KeyId, NewKey};
 use forumdex_api::{ManualClock, Server, Settings};
 use forumdex_client::{Client, ClientBuilder, Clock, Sleep};
-use forumdex_corpus::{CorpusWrite, Millis, Observation, SqliteCorpusStore};
+use forumdex_clock::{Clock as _, SystemClock};
+use forumdex_corpus::{CorpusWrite, Millis, Observation};
+use forumdex_sqlite::{SqliteAccountStore, SqliteCorpusStore};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use tokio::sync::oneshot;
@@ -78,7 +77,7 @@ impl TestServer {
             .map(|line| Observation::parse_line(line.as_bytes()).expect("valid corpus line"))
             .collect();
         store
-            .import_batch(&observations, Millis::now())
+            .import_batch(&observations, Millis::now(&SystemClock))
             .expect("import the seed corpus");
         let flags = [("listen", "127.0.0.1:0".to_owned())];
         let settings = if toml.is_empty() {
@@ -122,7 +121,7 @@ impl TestServer {
         let email = Email::parse("dev@example.com").expect("valid email");
         let account = self
             .accounts
-            .create_account(&email, credits, Utc::now())
+            .create_account(&email, credits, SystemClock.now())
             .expect("create account");
         let new = NewKey {
             allow: Allowlist::parse_all(allow).expect("valid allowlist"),
@@ -130,7 +129,7 @@ impl TestServer {
         };
         let created = self
             .accounts
-            .create_key(account, &new, Utc::now())
+            .create_key(account, &new, SystemClock.now())
             .expect("create key");
         (
             account,
@@ -190,7 +189,7 @@ impl RecordingClock {
 
 impl Clock for RecordingClock {
     fn now(&self) -> SystemTime {
-        SystemTime::now()
+        SystemTime::from(SystemClock.now())
     }
 
     fn sleep(&self, duration: Duration) -> Sleep<'_> {

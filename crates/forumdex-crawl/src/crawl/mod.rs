@@ -23,7 +23,7 @@ mod summary;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use chrono::Utc;
+use forumdex_clock::SharedClock;
 
 use crate::fetch::{FetchError, Fetcher};
 use crate::parse::{BoardPage, Page, PageRef, ParseError, TopicStart};
@@ -88,19 +88,33 @@ pub struct Crawler {
     scope: Scope,
     refresh: bool,
     summary: Summary,
+    /// The wall clock (what is due, when pages were read).
+    clock: SharedClock,
 }
 
 impl Crawler {
     /// A crawl of `scope` on the forum at `forum_url`, keeping its state in `state`;
-    /// `refresh` re-reads what may have changed (see [`Self::seed`]).
-    pub fn new(state: Arc<CrawlState>, forum_url: &str, scope: Scope, refresh: bool) -> Self {
+    /// `refresh` re-reads what may have changed (see [`Self::seed`]); on `clock`.
+    pub fn new(
+        state: Arc<CrawlState>,
+        forum_url: &str,
+        scope: Scope,
+        refresh: bool,
+        clock: SharedClock,
+    ) -> Self {
         Self {
             state,
             forum_url: forum_url.trim_end_matches('/').to_owned(),
             scope,
             refresh,
             summary: Summary::default(),
+            clock,
         }
+    }
+
+    /// The crawl's clock (for a [`Fetcher`] of the same crawl).
+    pub fn clock(&self) -> SharedClock {
+        Arc::clone(&self.clock)
     }
 
     /// What the crawl did so far.
@@ -168,7 +182,7 @@ impl Crawler {
     /// fetched before, and so are the first listing page of every board read before and the
     /// topic pages holding the posts due on the re-check schedule (one page per topic).
     pub fn seed(&self) -> Result<(), CrawlError> {
-        let now = Utc::now();
+        let now = self.clock.now();
         let mut seeds = links::seeds(&self.scope);
         if self.refresh {
             let boards = self.state.done_urls(links::BOARD_KIND)?;
@@ -226,7 +240,7 @@ impl Crawler {
         fetcher: &mut Fetcher,
         sink: &mut dyn Sink,
     ) -> Result<(), CrawlError> {
-        while let Some(item) = self.state.next_due(Utc::now())? {
+        while let Some(item) = self.state.next_due(self.clock.now())? {
             let Some(page) = PageRef::parse(&item.url) else {
                 self.give_up(&item.url, "not a forum page this crawler reads")?;
                 continue;
@@ -250,7 +264,7 @@ impl Crawler {
                 Err(err @ FetchError::Network(_)) => {
                     self.summary.errors += 1;
                     tracing::warn!(url = %item.url, "{err}");
-                    let now = Utc::now();
+                    let now = self.clock.now();
                     self.state.record_failure(&FetchFailure {
                         url: &item.url,
                         at: now,
@@ -329,7 +343,7 @@ impl Crawler {
     /// The links to push for a page; with `refresh`, a topic's last page is queued again
     /// when its first is read.
     fn follow(&self, page: &Page) -> Result<Vec<crate::state::NewItem>, CrawlError> {
-        let now = Utc::now();
+        let now = self.clock.now();
         let mut found = Vec::new();
         for link in links::discovered(page, &self.scope) {
             found.push(links::item(link, &self.forum_url, now));
@@ -414,8 +428,9 @@ impl Crawler {
                     row.replies / crate::parse::TOPIC_PAGE_SIZE + 1,
                 )
             {
+                let queued_at = self.clock.now();
                 self.state
-                    .requeue(&links::item(last, &self.forum_url, Utc::now()), Utc::now())?;
+                    .requeue(&links::item(last, &self.forum_url, queued_at), queued_at)?;
             }
             self.state
                 .observe_topic(topic_id, last_post_id, Some(row.last_post_at), now)?;
@@ -433,7 +448,7 @@ impl Crawler {
     fn give_up(&self, url: &str, reason: &str) -> Result<(), CrawlError> {
         Ok(self.state.record_failure(&FetchFailure {
             url,
-            at: Utc::now(),
+            at: self.clock.now(),
             status: None,
             reason,
             retry_at: None,

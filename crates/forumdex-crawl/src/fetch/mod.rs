@@ -31,6 +31,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use chrono::{DateTime, Utc};
+use forumdex_clock::SharedClock;
 use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, LOCATION, RETRY_AFTER};
 use reqwest::{StatusCode, Url};
 
@@ -164,6 +165,8 @@ pub struct Fetcher {
     sent: u64,
     /// Whether the previous run's last request was taken into the pacing.
     paced_after_previous_run: bool,
+    /// The wall clock (budget days, robots.txt expiry, holds, fetch times).
+    clock: SharedClock,
 }
 
 /// One exchange's response, read.
@@ -178,11 +181,12 @@ struct Exchange {
 
 impl Fetcher {
     /// A fetcher for the forum at `forum_url` (its origin: scheme, host and port) with
-    /// `policy`, keeping its budget counter and robots.txt cache in `state`.
+    /// `policy`, keeping its budget counter and robots.txt cache in `state`, on `clock`.
     pub fn new(
         policy: CrawlPolicy,
         forum_url: &str,
         state: Arc<CrawlState>,
+        clock: SharedClock,
     ) -> Result<Self, FetchError> {
         let forum = Url::parse(forum_url)
             .ok()
@@ -206,12 +210,19 @@ impl Fetcher {
             robots: None,
             sent: 0,
             paced_after_previous_run: false,
+            clock,
         })
     }
 
     /// Requests sent by this fetcher (robots.txt, redirects and retries included).
     pub fn requests_sent(&self) -> u64 {
         self.sent
+    }
+
+    /// Now, to the millisecond.
+    fn now_ms(&self) -> DateTime<Utc> {
+        let now = self.clock.now();
+        DateTime::from_timestamp_millis(now.timestamp_millis()).unwrap_or(now)
     }
 
     /// Fetches `url` (absolute, on the forum) politely; see the module docs for what is
@@ -234,14 +245,14 @@ impl Fetcher {
             status: exchange.status.as_u16(),
             content_type: exchange.content_type,
             body: exchange.body,
-            fetched_at: now_ms(),
+            fetched_at: self.now_ms(),
         })
     }
 
     /// Makes sure fresh robots.txt rules are loaded: from memory, from the crawl state, or
     /// read from the forum.
     async fn ensure_robots(&mut self) -> Result<(), FetchError> {
-        let now = Utc::now();
+        let now = self.clock.now();
         if self
             .robots
             .as_ref()
@@ -291,7 +302,7 @@ impl Fetcher {
         };
         Ok(RobotsRecord {
             origin,
-            fetched_at: now_ms(),
+            fetched_at: self.now_ms(),
             status,
             body,
         })
@@ -314,13 +325,13 @@ impl Fetcher {
                 let wait = backoff::throttle_wait(
                     exchange.retry_after.as_deref(),
                     retries,
-                    SystemTime::now(),
+                    SystemTime::from(self.clock.now()),
                 );
                 // Held whatever happens next, so no request of this process (another
                 // URL included), nor of a crawl started again, goes out before the forum
                 // said it may.
                 self.pacer.hold(tokio::time::Instant::now() + wait);
-                let until = Utc::now() + chrono::Duration::from_std(wait).unwrap_or_default();
+                let until = self.clock.now() + chrono::Duration::from_std(wait).unwrap_or_default();
                 let state = Arc::clone(&self.state);
                 tokio::task::spawn_blocking(move || state.hold_until(until)).await??;
                 if retries == MAX_THROTTLE_RETRIES || wait > backoff::MAX_THROTTLE_WAIT {
@@ -377,7 +388,8 @@ impl Fetcher {
         let result = self.send(url).await;
         self.pacer.finished(gap, self.policy.jitter());
         let state = Arc::clone(&self.state);
-        tokio::task::spawn_blocking(move || state.note_request_end(Utc::now())).await??;
+        let ended_at = self.clock.now();
+        tokio::task::spawn_blocking(move || state.note_request_end(ended_at)).await??;
         result
     }
 
@@ -391,7 +403,7 @@ impl Fetcher {
             Ok::<_, StateError>((state.last_request_at()?, state.held_until()?))
         })
         .await??;
-        let now = Utc::now();
+        let now = self.clock.now();
         if let Some(last) = last {
             let since = (now - last).to_std().unwrap_or(Duration::ZERO);
             let wait = gap.saturating_sub(since);
@@ -424,9 +436,9 @@ impl Fetcher {
         }
         let budget = self.policy.daily_budget();
         let state = Arc::clone(&self.state);
+        let now = self.clock.now();
         let spent =
-            tokio::task::spawn_blocking(move || state.try_spend_request(Utc::now(), budget))
-                .await??;
+            tokio::task::spawn_blocking(move || state.try_spend_request(now, budget)).await??;
         if spent.is_none() {
             return Err(FetchError::DailyBudgetSpent { budget });
         }
@@ -475,10 +487,4 @@ impl Fetcher {
             body,
         })
     }
-}
-
-/// Now, to the millisecond.
-fn now_ms() -> DateTime<Utc> {
-    let now = Utc::now();
-    DateTime::from_timestamp_millis(now.timestamp_millis()).unwrap_or(now)
 }

@@ -79,7 +79,10 @@ mod tests {
         ] {
             assert!(
                 matches!(
-                    parse_time(bad, Some(Utc::now())),
+                    parse_time(
+                        bad,
+                        Some(forumdex_clock::Clock::now(&forumdex_clock::SystemClock))
+                    ),
                     Err(ParseError::Layout(_))
                 ),
                 "{bad}"

@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use forumdex_sqlite::Pool;
+use forumdex_sqlite::{Pool, Setup};
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 pub use frontier::{FetchFailure, FetchRecord, FrontierItem, LogEntry, NewItem, PushResult};
@@ -186,15 +186,19 @@ impl CrawlState {
 
 /// Opens a connection: WAL, a busy timeout, `synchronous = NORMAL` (a commit survives a
 /// process kill; only a power loss may lose the last commits, never corrupt).
+/// The crawl state's connections: the common setup only.
+const SETUP: Setup = Setup {
+    name: "crawl state",
+    busy_timeout: BUSY_TIMEOUT,
+    cache_kib: None,
+    temp_in_memory: false,
+    foreign_keys: false,
+    manual_checkpoints: false,
+    refuse_read_only: false,
+};
+
 fn connect(path: &Path) -> Result<Connection, Failure> {
-    let conn = Connection::open(path)?;
-    conn.busy_timeout(BUSY_TIMEOUT)?;
-    let mode = forumdex_sqlite::enable_wal(&conn, BUSY_TIMEOUT)?;
-    if !mode.eq_ignore_ascii_case("wal") {
-        tracing::warn!(journal_mode = %mode, "crawl state database is not in WAL mode");
-    }
-    conn.execute_batch("PRAGMA synchronous = NORMAL;")?;
-    Ok(conn)
+    Ok(forumdex_sqlite::connect(path, &SETUP)?)
 }
 
 fn migrate(tx: &Transaction<'_>) -> Result<(), Failure> {

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use forumdex_clock::{Clock as _, SystemClock};
 use forumdex_crawl::fetch::{CrawlPolicy, FetchError, Fetcher};
 use forumdex_crawl::state::CrawlState;
 
@@ -36,7 +37,13 @@ async fn requests_are_paced_after_robots_txt_which_is_obeyed() {
         [Reply::new(301, "").header("location", "/new?topic=5")],
     );
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut fetcher = Fetcher::new(policy(), &forum.url("/"), state(&dir)).expect("fetcher");
+    let mut fetcher = Fetcher::new(
+        policy(),
+        &forum.url("/"),
+        state(&dir),
+        SystemClock::shared(),
+    )
+    .expect("fetcher");
 
     let first = fetcher.fetch(&forum.url("/a")).await.expect("/a");
     assert_eq!(first.status, 200);
@@ -75,7 +82,13 @@ async fn a_429_with_retry_after_is_waited_out_and_retried() {
         [Reply::new(429, "slow down").header("retry-after", "1")],
     );
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut fetcher = Fetcher::new(policy(), &forum.url("/"), state(&dir)).expect("fetcher");
+    let mut fetcher = Fetcher::new(
+        policy(),
+        &forum.url("/"),
+        state(&dir),
+        SystemClock::shared(),
+    )
+    .expect("fetcher");
 
     let page = fetcher.fetch(&forum.url("/t")).await.expect("retried");
     assert_eq!(
@@ -96,7 +109,13 @@ async fn a_retry_after_longer_than_the_fetcher_waits_stops_instead_of_retrying_e
     );
     let dir = tempfile::tempdir().expect("temp dir");
     let state = state(&dir);
-    let mut fetcher = Fetcher::new(policy(), &forum.url("/"), Arc::clone(&state)).expect("fetcher");
+    let mut fetcher = Fetcher::new(
+        policy(),
+        &forum.url("/"),
+        Arc::clone(&state),
+        SystemClock::shared(),
+    )
+    .expect("fetcher");
 
     let err = fetcher
         .fetch(&forum.url("/t"))
@@ -117,7 +136,7 @@ async fn a_retry_after_longer_than_the_fetcher_waits_stops_instead_of_retrying_e
     // A crawl started again waits too: the hold is kept in the state.
     let held = state.held_until().expect("read").expect("a hold");
     assert!(
-        held >= chrono::Utc::now() + chrono::Duration::hours(23),
+        held >= SystemClock.now() + chrono::Duration::hours(23),
         "{held}"
     );
 }
@@ -134,7 +153,13 @@ async fn a_503_is_retried_and_other_errors_are_returned_as_statuses() {
         ],
     );
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut fetcher = Fetcher::new(policy(), &forum.url("/"), state(&dir)).expect("fetcher");
+    let mut fetcher = Fetcher::new(
+        policy(),
+        &forum.url("/"),
+        state(&dir),
+        SystemClock::shared(),
+    )
+    .expect("fetcher");
 
     let page = fetcher
         .fetch(&forum.url("/busy"))
@@ -152,8 +177,13 @@ async fn budgets_and_pacing_persist_across_runs_and_stop_before_sending() {
     let forum = Forum::start().await;
     let dir = tempfile::tempdir().expect("temp dir");
     let two_a_day = policy().with_daily_budget(2).expect("budget");
-    let mut fetcher =
-        Fetcher::new(two_a_day.clone(), &forum.url("/"), state(&dir)).expect("fetcher");
+    let mut fetcher = Fetcher::new(
+        two_a_day.clone(),
+        &forum.url("/"),
+        state(&dir),
+        SystemClock::shared(),
+    )
+    .expect("fetcher");
     fetcher.fetch(&forum.url("/a")).await.expect("/a");
     let err = fetcher.fetch(&forum.url("/b")).await;
     assert!(
@@ -163,14 +193,26 @@ async fn budgets_and_pacing_persist_across_runs_and_stop_before_sending() {
     drop(fetcher);
 
     // A new run on the same state: the day's count and robots.txt were kept.
-    let mut again = Fetcher::new(two_a_day, &forum.url("/"), state(&dir)).expect("fetcher");
+    let mut again = Fetcher::new(
+        two_a_day,
+        &forum.url("/"),
+        state(&dir),
+        SystemClock::shared(),
+    )
+    .expect("fetcher");
     let err = again.fetch(&forum.url("/b")).await;
     assert!(
         matches!(err, Err(FetchError::DailyBudgetSpent { .. })),
         "{err:?}"
     );
     let one_per_run = policy().with_max_requests(Some(1));
-    let mut limited = Fetcher::new(one_per_run, &forum.url("/"), state(&dir)).expect("fetcher");
+    let mut limited = Fetcher::new(
+        one_per_run,
+        &forum.url("/"),
+        state(&dir),
+        SystemClock::shared(),
+    )
+    .expect("fetcher");
     limited
         .fetch(&forum.url("/b"))
         .await
@@ -186,7 +228,7 @@ async fn budgets_and_pacing_persist_across_runs_and_stop_before_sending() {
         assert!(gap >= FLOOR, "a new run waits the interval too: {gap:?}");
     }
     let state = state(&dir);
-    assert_eq!(state.requests_on(chrono::Utc::now()).expect("count"), 3);
+    assert_eq!(state.requests_on(SystemClock.now()).expect("count"), 3);
 }
 
 #[tokio::test]
@@ -195,7 +237,13 @@ async fn an_unreadable_robots_txt_disallows_everything_and_off_site_urls_are_ref
     forum.script("/robots.txt", [Reply::new(500, "oops")]);
     let dir = tempfile::tempdir().expect("temp dir");
     let state = state(&dir);
-    let mut fetcher = Fetcher::new(policy(), &forum.url("/"), Arc::clone(&state)).expect("fetcher");
+    let mut fetcher = Fetcher::new(
+        policy(),
+        &forum.url("/"),
+        Arc::clone(&state),
+        SystemClock::shared(),
+    )
+    .expect("fetcher");
 
     let err = fetcher.fetch("http://elsewhere.example/a").await;
     assert!(matches!(err, Err(FetchError::OffSite { .. })), "{err:?}");

@@ -109,7 +109,7 @@ fn refuse_signup(email: &str, why: String) -> Response {
 
 /// Refuses while the client address has asked for too much mail.
 fn check_mail_quota(dashboard: &Dashboard, client: &str) -> Result<(), PageError> {
-    let now = (dashboard.now)();
+    let now = dashboard.clock.now();
     dashboard
         .throttle
         .check(&Bucket::Mail(client.to_owned()), now)
@@ -134,7 +134,7 @@ async fn mail_link(
 ) -> Result<(), PageError> {
     let token = session::new_token();
     let hash = TokenHash::of(&token);
-    let now = (dashboard.now)();
+    let now = dashboard.clock.now();
     let (lifetime, path, subject, intro) = match purpose {
         TokenPurpose::VerifyEmail => (
             verify_lifetime(),
@@ -218,7 +218,7 @@ pub async fn signup(
     check_mail_quota(&dashboard, &client_key(addr))?;
     let _hashing = dashboard.hashing().await?;
     let store = Arc::clone(&dashboard.store);
-    let now = (dashboard.now)();
+    let now = dashboard.clock.now();
     let new_email = email.clone();
     let secret = form.password;
     let registered = blocking(move || {
@@ -288,7 +288,7 @@ pub async fn verify(
 ) -> Result<Response, PageError> {
     let hash = TokenHash::of(&query.token);
     let store = Arc::clone(&dashboard.store);
-    let now = (dashboard.now)();
+    let now = dashboard.clock.now();
     let credits = dashboard.config.signup_credits;
     let verified = blocking(move || {
         let Some(account) = store.consume_token(TokenPurpose::VerifyEmail, &hash, now)? else {
@@ -408,7 +408,7 @@ pub async fn login(
             "Enter the email address you signed up with.",
         ));
     };
-    let now = (dashboard.now)();
+    let now = dashboard.clock.now();
     let by_address = Bucket::Address(client_key(addr));
     let by_account = Bucket::Account(email.as_str().to_lowercase());
     for bucket in [&by_address, &by_account] {
@@ -491,7 +491,7 @@ pub async fn logout(
 ) -> Result<Response, PageError> {
     signed_in.check_csrf(&form.csrf)?;
     let store = Arc::clone(&dashboard.store);
-    let now = (dashboard.now)();
+    let now = dashboard.clock.now();
     blocking(move || {
         store.close_session(&signed_in.session)?;
         store.record_activity(signed_in.account_id, "sign_out", "signed out", now)?;
@@ -509,7 +509,7 @@ pub async fn logout_everywhere(
 ) -> Result<Response, PageError> {
     signed_in.check_csrf(&form.csrf)?;
     let store = Arc::clone(&dashboard.store);
-    let now = (dashboard.now)();
+    let now = dashboard.clock.now();
     blocking(move || {
         let closed = store.close_sessions(signed_in.account_id)?;
         store.record_activity(
@@ -614,7 +614,7 @@ pub async fn reset(
     }
     let _hashing = dashboard.hashing().await?;
     let store = Arc::clone(&dashboard.store);
-    let now = (dashboard.now)();
+    let now = dashboard.clock.now();
     let credits = dashboard.config.signup_credits;
     let hash = TokenHash::of(&form.token);
     let secret = form.password;

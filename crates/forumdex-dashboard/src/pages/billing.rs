@@ -177,7 +177,7 @@ pub async fn checkout(
         .cloned()
         .ok_or(PageError::NotFound)?;
     let store = Arc::clone(&dashboard.store);
-    let now = (dashboard.now)();
+    let now = dashboard.clock.now();
     let account = signed_in.account_id;
     let order = NewTopup {
         credits: pack.credits,
@@ -290,7 +290,7 @@ pub async fn test_checkout(
         .reference
         .clone()
         .unwrap_or_else(|| format!("cs_test_{}", topup.id));
-    let now = (dashboard.now)();
+    let now = dashboard.clock.now();
     let (body, signature) = provider.event(
         outcome,
         &reference,

@@ -171,7 +171,7 @@ async fn render_list(
     flash: Option<Flash>,
 ) -> Result<Response, PageError> {
     let store = Arc::clone(&dashboard.store);
-    let now = (dashboard.now)();
+    let now = dashboard.clock.now();
     let account = signed_in.account_id;
     let since = (now - Duration::days(29)).date_naive();
     let (keys, usage) =
@@ -245,7 +245,7 @@ pub async fn create(
         name: Some(form.name),
     };
     let store = Arc::clone(&dashboard.store);
-    let now = (dashboard.now)();
+    let now = dashboard.clock.now();
     let account = signed_in.account_id;
     let created = blocking(move || {
         let created = match store.create_key(account, &new, now) {
@@ -336,7 +336,7 @@ async fn render_detail(
     let account = signed_in.account_id;
     let id = key_id.to_owned();
     let key = blocking(move || owned_key(store.as_ref(), account, &id)).await?;
-    let now = (dashboard.now)();
+    let now = dashboard.clock.now();
     let key_status = key.status(now);
     let csrf = &signed_in.csrf;
     let action = |what: &str| format!("/dashboard/keys/{}/{what}", key.key_id);
@@ -420,7 +420,7 @@ async fn change_key(
 ) -> Result<Response, PageError> {
     let store = Arc::clone(&dashboard.store);
     let account = signed_in.account_id;
-    let now = (dashboard.now)();
+    let now = dashboard.clock.now();
     let id = key_id.clone();
     let outcome = blocking(move || {
         let key = owned_key(store.as_ref(), account, &id)?;

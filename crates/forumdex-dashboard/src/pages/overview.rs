@@ -24,7 +24,7 @@ pub async fn page(
     State(dashboard): State<Arc<Dashboard>>,
     signed_in: SignedIn,
 ) -> Result<Response, PageError> {
-    let now = (dashboard.now)();
+    let now = dashboard.clock.now();
     let store = Arc::clone(&dashboard.store);
     let account = signed_in.account_id;
     let (balance, keys) =

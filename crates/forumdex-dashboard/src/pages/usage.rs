@@ -73,7 +73,7 @@ pub async fn page(
     State(dashboard): State<Arc<Dashboard>>,
     signed_in: SignedIn,
 ) -> Result<Response, PageError> {
-    let now = (dashboard.now)();
+    let now = dashboard.clock.now();
     let rows = recent_usage(&dashboard, signed_in.account_id, now).await?;
     let mut by_endpoint: BTreeMap<(&str, u16), u64> = BTreeMap::new();
     let mut by_key: BTreeMap<&str, u64> = BTreeMap::new();
@@ -150,7 +150,7 @@ pub async fn csv(
     State(dashboard): State<Arc<Dashboard>>,
     signed_in: SignedIn,
 ) -> Result<Response, PageError> {
-    let now = (dashboard.now)();
+    let now = dashboard.clock.now();
     let rows = recent_usage(&dashboard, signed_in.account_id, now).await?;
     Ok((
         [

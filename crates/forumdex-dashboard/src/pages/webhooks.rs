@@ -79,7 +79,7 @@ pub async fn deliver(
         .payments
         .provider()
         .ok_or(DeliveryError::Disabled)?;
-    let now = (dashboard.now)();
+    let now = dashboard.clock.now();
     signature::verify(
         provider.webhook_secret(),
         signature_header,

@@ -6,11 +6,11 @@ use std::sync::Mutex;
 
 use forumdex_corpus::{
     BatchOutcome, ChangePosition, CorpusCounts, CorpusRead, CorpusWrite, ListPage, ListRequest,
-    Millis, Observation, PostDoc, ProfileDoc, Scope, Snapshot, SqliteCorpusStore, StoreError,
-    TopicDoc,
+    Millis, Observation, PostDoc, ProfileDoc, Scope, StoreError, TopicDoc,
 };
 use forumdex_ingest::source::Source;
 use forumdex_ingest::{ImportOptions, ImportSummary, Rejection, import_files};
+use forumdex_sqlite::SqliteCorpusStore;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
@@ -183,8 +183,8 @@ impl RecordingStore {
 }
 
 impl CorpusRead for RecordingStore {
-    fn snapshot(&self, now: Millis) -> Result<Snapshot, StoreError> {
-        self.inner.snapshot(now)
+    fn latest_seq(&self) -> Result<i64, StoreError> {
+        self.inner.latest_seq()
     }
 
     fn sequence_created_at(&self, seq: i64) -> Result<Option<Millis>, StoreError> {

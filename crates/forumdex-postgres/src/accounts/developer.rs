@@ -2,22 +2,22 @@
 //! sessions, activity, daily usage, top-ups and payment events, beside the accounts.
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
-use forumdex_accounts::developer::{REFUND_OPERATION, SIGNUP_OPERATION, TOPUP_OPERATION};
-use forumdex_accounts::rules::{
-    CREDITS_ADD_OPERATION, balance_too_large, max_balance_before_adding, validate_amount,
-    validate_name,
+use forumdex_accounts::developer::SIGNUP_OPERATION;
+use forumdex_accounts::payments::{
+    BalanceChange, KeyedCredit, PaymentFacts, Write, plan_event, plan_keyed_credit,
 };
+use forumdex_accounts::rules::{CREDITS_ADD_OPERATION, validate_amount, validate_name};
+use forumdex_accounts::stored::{account_id, corrupt, key_id, millis, to_i64, to_u64};
 use forumdex_accounts::time::from_unix_millis;
 use forumdex_accounts::{
-    AccountError, AccountId, Activity, CheckoutFacts, DeveloperError, DeveloperStore, Email, KeyId,
-    LedgerEntry, Login, NewTopup, PaymentEvent, PaymentEventKind, PaymentOutcome, Session,
-    TokenHash, TokenPurpose, Topup, TopupStatus, UsageCount,
+    AccountError, AccountId, Activity, DeveloperError, DeveloperStore, Email, KeyId, LedgerEntry,
+    Login, NewTopup, PaymentEvent, PaymentOutcome, Session, TokenHash, TokenPurpose, Topup,
+    TopupStatus, UsageCount,
 };
 use postgres::{GenericClient, Row};
 
 use super::{
-    NewLedgerRow, PgAccountStore, account_id, corrupt, insert_account, insert_ledger, key_id,
-    ledger_rows, millis, require_account, to_i64, to_u64,
+    NewLedgerRow, PgAccountStore, insert_account, insert_ledger, ledger_rows, require_account,
 };
 use crate::pool::Failure;
 
@@ -74,252 +74,183 @@ fn read_topup(db: &mut impl GenericClient, id: i64) -> Step<Topup> {
     Ok(decode_topup(&row)?)
 }
 
-fn balance_of(db: &mut impl GenericClient, account: AccountId) -> Step<u64> {
-    let row = db.query_one(
-        "SELECT credits FROM accounts WHERE id = $1",
-        &[&account.get()],
-    )?;
-    Ok(to_u64(row.get(0))?)
+/// The payment planner's questions, answered inside a write transaction.
+struct Facts<'a, C>(&'a mut C);
+
+impl<C: GenericClient> PaymentFacts for Facts<'_, C> {
+    type Error = Failure<DeveloperError>;
+
+    fn event_seen(&mut self, event_id: &str) -> Step<bool> {
+        let seen = self.0.query_opt(
+            "SELECT 1 FROM payment_events WHERE event_id = $1",
+            &[&event_id],
+        )?;
+        Ok(seen.is_some())
+    }
+
+    fn topup_by_reference(&mut self, reference: &str) -> Step<Option<i64>> {
+        let row = self
+            .0
+            .query_opt("SELECT id FROM topups WHERE reference = $1", &[&reference])?;
+        Ok(row.map(|row| row.get(0)))
+    }
+
+    fn topup(&mut self, id: i64) -> Step<Option<Topup>> {
+        match read_topup(self.0, id) {
+            Ok(topup) => Ok(Some(topup)),
+            Err(Failure::Refused(DeveloperError::TopupNotFound(_))) => Ok(None),
+            Err(err) => Err(err),
+        }
+    }
+
+    fn paid_topup_by_payment(&mut self, payment_intent: &str) -> Step<Option<i64>> {
+        let row = self.0.query_opt(
+            "SELECT id FROM topups WHERE payment_intent = $1 AND status = 'paid'",
+            &[&payment_intent],
+        )?;
+        Ok(row.map(|row| row.get(0)))
+    }
+
+    fn balance(&mut self, account: AccountId) -> Step<Option<u64>> {
+        let row = self.0.query_opt(
+            "SELECT credits FROM accounts WHERE id = $1",
+            &[&account.get()],
+        )?;
+        Ok(row.map(|row| to_u64(row.get(0))).transpose()?)
+    }
+
+    fn ledger_owner(&mut self, key: &str) -> Step<Option<AccountId>> {
+        let row = self.0.query_opt(
+            "SELECT account_id FROM ledger WHERE request_id = $1",
+            &[&key],
+        )?;
+        Ok(row.map(|row| account_id(row.get(0))).transpose()?)
+    }
 }
 
-/// Adds `amount` credits to `account` with a ledger row keyed `key`; `None` when the key
-/// was used before (nothing added).
-fn credit_keyed(
-    db: &mut impl GenericClient,
-    account: AccountId,
-    amount: u64,
-    operation: &str,
-    key: &str,
-    now: DateTime<Utc>,
-) -> Step<Option<u64>> {
-    validate_amount(amount, false)?;
-    let seen = db.query_opt(
-        "SELECT account_id FROM ledger WHERE request_id = $1",
-        &[&key],
-    )?;
-    if let Some(row) = seen {
-        if row.get::<_, i64>(0) != account.get() {
-            return Err(AccountError::RequestIdConflict(key.to_owned()).into());
+/// Carries out a payment plan's writes, in order, inside the transaction.
+fn carry_out(db: &mut impl GenericClient, writes: &[Write], now: DateTime<Utc>) -> Step<()> {
+    for write in writes {
+        match write {
+            Write::SetStatus {
+                topup_id,
+                status,
+                payment_intent,
+                reference,
+            } => {
+                db.execute(
+                    "UPDATE topups SET status = $1, payment_intent = COALESCE($2, payment_intent),
+                       reference = COALESCE(reference, $3), updated_at = $4 WHERE id = $5",
+                    &[
+                        &status.as_str(),
+                        payment_intent,
+                        reference,
+                        &millis(now),
+                        topup_id,
+                    ],
+                )?;
+            }
+            Write::Balance(change) => change_balance(db, change, now)?,
+            Write::RecordRefund {
+                topup_id,
+                refunded_cents,
+                credits_taken,
+            } => {
+                db.execute(
+                    "UPDATE topups SET refunded_cents = $1, refunded_credits = refunded_credits + $2,
+                       updated_at = $3 WHERE id = $4",
+                    &[
+                        &to_i64(*refunded_cents)?,
+                        &to_i64(*credits_taken)?,
+                        &millis(now),
+                        topup_id,
+                    ],
+                )?;
+            }
+            Write::Activity {
+                account,
+                kind,
+                detail,
+            } => {
+                db.execute(
+                    "INSERT INTO activity (account_id, kind, detail, created_at)
+                     VALUES ($1, $2, $3, $4)",
+                    &[&account.get(), kind, detail, &millis(now)],
+                )?;
+            }
+            Write::RecordEvent {
+                event_id,
+                topup_id,
+                outcome,
+            } => {
+                db.execute(
+                    "INSERT INTO payment_events (event_id, topup_id, outcome, received_at)
+                     VALUES ($1, $2, $3, $4)",
+                    &[event_id, topup_id, outcome, &millis(now)],
+                )?;
+            }
         }
-        return Ok(None);
     }
-    let ceiling = to_i64(max_balance_before_adding(amount))?;
-    let added = to_i64(amount)?;
-    let balance: Option<i64> = db
-        .query_opt(
-            "UPDATE accounts SET credits = credits + $1 WHERE id = $2 AND credits <= $3
-             RETURNING credits",
-            &[&added, &account.get(), &ceiling],
+    Ok(())
+}
+
+/// A planned balance change and its ledger row; the balance it leaves must be the planned one.
+fn change_balance(
+    db: &mut impl GenericClient,
+    change: &BalanceChange,
+    now: DateTime<Utc>,
+) -> Step<()> {
+    let after: i64 = db
+        .query_one(
+            "UPDATE accounts SET credits = credits + $1 WHERE id = $2 RETURNING credits",
+            &[&change.amount, &change.account.get()],
         )?
-        .map(|row| row.get(0));
-    let Some(balance) = balance else {
-        require_account(db, account)?;
-        return Err(balance_too_large().into());
-    };
+        .get(0);
+    if to_u64(after)? != change.balance_after {
+        return Err(corrupt(format!(
+            "account {} holds {after} credits, {} were planned",
+            change.account, change.balance_after
+        ))
+        .into());
+    }
     insert_ledger(
         db,
         NewLedgerRow {
-            account,
+            account: change.account,
             key: None,
-            request_id: Some(key),
-            operation,
-            amount: added,
-            balance_after: balance,
+            request_id: Some(&change.key),
+            operation: change.operation,
+            amount: change.amount,
+            balance_after: after,
             now,
         },
-    )?;
-    Ok(Some(to_u64(balance)?))
-}
-
-fn set_status(
-    db: &mut impl GenericClient,
-    topup: &Topup,
-    status: TopupStatus,
-    facts: &CheckoutFacts,
-    now: DateTime<Utc>,
-) -> Step<()> {
-    db.execute(
-        "UPDATE topups SET status = $1, payment_intent = COALESCE($2, payment_intent),
-           reference = COALESCE(reference, $3), updated_at = $4 WHERE id = $5",
-        &[
-            &status.as_str(),
-            &facts.payment_intent,
-            &facts.reference,
-            &millis(now),
-            &topup.id,
-        ],
     )?;
     Ok(())
 }
 
-/// The order a checkout event is about, or why it matches none.
-fn order_of(db: &mut impl GenericClient, facts: &CheckoutFacts) -> Step<Result<Topup, String>> {
-    let by_reference: Option<i64> = db
-        .query_opt(
-            "SELECT id FROM topups WHERE reference = $1",
-            &[&facts.reference],
-        )?
-        .map(|row| row.get(0));
-    let id = match (by_reference, facts.topup_id) {
-        (Some(found), Some(named)) if found != named => {
-            return Ok(Err(format!(
-                "checkout {} belongs to top-up {found}, the event names {named}",
-                facts.reference
-            )));
-        }
-        (Some(id), _) | (None, Some(id)) => id,
-        (None, None) => return Ok(Err(format!("no top-up for checkout {}", facts.reference))),
-    };
-    match read_topup(db, id) {
-        Ok(topup) => {
-            if let Some(reference) = &topup.reference
-                && reference != &facts.reference
-            {
-                return Ok(Err(format!(
-                    "top-up {id} has checkout {reference}, the event names {}",
-                    facts.reference
-                )));
-            }
-            Ok(Ok(topup))
-        }
-        Err(Failure::Refused(DeveloperError::TopupNotFound(id))) => {
-            Ok(Err(format!("no top-up {id}")))
-        }
-        Err(err) => Err(err),
-    }
-}
-
-fn apply_checkout(
+/// Credits `amount` under the ledger `key` unless it was used before; the balance after, and
+/// whether it was credited now.
+fn credit_keyed(
     db: &mut impl GenericClient,
-    facts: &CheckoutFacts,
-    target: TopupStatus,
+    account: AccountId,
+    amount: u64,
+    operation: &'static str,
+    key: &str,
     now: DateTime<Utc>,
-) -> Step<PaymentOutcome> {
-    let topup = match order_of(db, facts)? {
-        Ok(topup) => topup,
-        Err(why) => return Ok(PaymentOutcome::Rejected(why)),
-    };
-    if topup.status == TopupStatus::Paid {
-        // Paid is final: a late failure or expiry, or the same payment told twice, changes nothing.
-        return Ok(PaymentOutcome::Ignored(format!(
-            "top-up {} is already paid",
-            topup.id
-        )));
+) -> Step<(u64, bool)> {
+    match plan_keyed_credit(&mut Facts(&mut *db), account, amount, operation, key)? {
+        KeyedCredit::Apply(change) => {
+            change_balance(db, &change, now)?;
+            Ok((change.balance_after, true))
+        }
+        KeyedCredit::AlreadyApplied => {
+            let balance = Facts(db).balance(account)?;
+            Ok((
+                balance.ok_or(AccountError::AccountNotFound(account))?,
+                false,
+            ))
+        }
     }
-    if target == TopupStatus::Pending && topup.status != TopupStatus::Pending {
-        // A completed-but-unpaid checkout told after its failure or expiry.
-        return Ok(PaymentOutcome::Ignored(format!(
-            "top-up {} is already {}",
-            topup.id,
-            topup.status.as_str()
-        )));
-    }
-    if target != TopupStatus::Paid {
-        set_status(db, &topup, target, facts, now)?;
-        return Ok(PaymentOutcome::Updated {
-            topup_id: topup.id,
-            status: target,
-        });
-    }
-    if facts.amount != topup.amount_cents || !facts.currency.eq_ignore_ascii_case(&topup.currency) {
-        return Ok(PaymentOutcome::Rejected(format!(
-            "top-up {} costs {} {}, the payment is {} {}",
-            topup.id, topup.amount_cents, topup.currency, facts.amount, facts.currency
-        )));
-    }
-    set_status(db, &topup, TopupStatus::Paid, facts, now)?;
-    let key = format!("topup:{}", topup.id);
-    let balance = credit_keyed(
-        db,
-        topup.account_id,
-        topup.credits,
-        TOPUP_OPERATION,
-        &key,
-        now,
-    )?
-    .ok_or_else(|| corrupt(format!("top-up {} was credited but not paid", topup.id)))?;
-    Ok(PaymentOutcome::Credited {
-        topup_id: topup.id,
-        credits: topup.credits,
-        balance,
-    })
-}
-
-fn apply_refund(
-    db: &mut impl GenericClient,
-    event_id: &str,
-    payment_intent: &str,
-    amount_refunded: u64,
-    currency: &str,
-    now: DateTime<Utc>,
-) -> Step<PaymentOutcome> {
-    let id: Option<i64> = db
-        .query_opt(
-            "SELECT id FROM topups WHERE payment_intent = $1 AND status = 'paid'",
-            &[&payment_intent],
-        )?
-        .map(|row| row.get(0));
-    let Some(id) = id else {
-        return Ok(PaymentOutcome::NotYet(format!(
-            "no paid top-up for payment {payment_intent} yet"
-        )));
-    };
-    let topup = read_topup(db, id)?;
-    if !currency.eq_ignore_ascii_case(&topup.currency) {
-        return Ok(PaymentOutcome::Rejected(format!(
-            "top-up {id} was paid in {}, the refund is in {currency}",
-            topup.currency
-        )));
-    }
-    let refunded = amount_refunded.min(topup.amount_cents);
-    if refunded <= topup.refunded_cents {
-        return Ok(PaymentOutcome::Ignored(format!(
-            "top-up {id}: refund already applied"
-        )));
-    }
-    // The credits owed back: the refunded share of the credits bought, less what earlier
-    // refunds took; at most what the account still holds.
-    let share = if topup.amount_cents == 0 {
-        topup.credits
-    } else {
-        u64::try_from(
-            u128::from(topup.credits) * u128::from(refunded) / u128::from(topup.amount_cents),
-        )
-        .unwrap_or(topup.credits)
-    };
-    let owed = share.saturating_sub(topup.refunded_credits);
-    let taken = owed.min(balance_of(db, topup.account_id)?);
-    if taken > 0 {
-        let taken_i64 = to_i64(taken)?;
-        let after: i64 = db
-            .query_one(
-                "UPDATE accounts SET credits = credits - $1 WHERE id = $2 RETURNING credits",
-                &[&taken_i64, &topup.account_id.get()],
-            )?
-            .get(0);
-        let key = format!("refund:{event_id}");
-        insert_ledger(
-            db,
-            NewLedgerRow {
-                account: topup.account_id,
-                key: None,
-                request_id: Some(&key),
-                operation: REFUND_OPERATION,
-                amount: -taken_i64,
-                balance_after: after,
-                now,
-            },
-        )?;
-    }
-    db.execute(
-        "UPDATE topups SET refunded_cents = $1, refunded_credits = refunded_credits + $2,
-           updated_at = $3 WHERE id = $4",
-        &[&to_i64(refunded)?, &to_i64(taken)?, &millis(now), &id],
-    )?;
-    Ok(PaymentOutcome::Refunded {
-        topup_id: id,
-        credits: taken,
-    })
 }
 
 impl DeveloperStore for PgAccountStore {
@@ -741,63 +672,9 @@ impl DeveloperStore for PgAccountStore {
         now: DateTime<Utc>,
     ) -> Result<PaymentOutcome, DeveloperError> {
         self.write(|tx| {
-            let seen = tx.query_opt(
-                "SELECT 1 FROM payment_events WHERE event_id = $1",
-                &[&event.event_id],
-            )?;
-            if seen.is_some() {
-                return Ok(PaymentOutcome::Duplicate);
-            }
-            let outcome = match &event.kind {
-                PaymentEventKind::CheckoutCompleted(facts)
-                | PaymentEventKind::PaymentSucceeded(facts) => {
-                    let target = if facts.paid {
-                        TopupStatus::Paid
-                    } else {
-                        TopupStatus::Pending
-                    };
-                    apply_checkout(tx, facts, target, now)?
-                }
-                PaymentEventKind::PaymentFailed(facts) => {
-                    apply_checkout(tx, facts, TopupStatus::Failed, now)?
-                }
-                PaymentEventKind::CheckoutExpired(facts) => {
-                    apply_checkout(tx, facts, TopupStatus::Expired, now)?
-                }
-                PaymentEventKind::Refunded {
-                    payment_intent,
-                    amount_refunded,
-                    currency,
-                } => apply_refund(
-                    tx,
-                    &event.event_id,
-                    payment_intent,
-                    *amount_refunded,
-                    currency,
-                    now,
-                )?,
-            };
-            if let PaymentOutcome::NotYet(_) = outcome {
-                return Ok(outcome);
-            }
-            if let Some((topup_id, kind, detail)) = outcome.activity(event) {
-                tx.execute(
-                    "INSERT INTO activity (account_id, kind, detail, created_at)
-                     SELECT account_id, $2, $3, $4 FROM topups WHERE id = $1",
-                    &[&topup_id, &kind, &detail, &millis(now)],
-                )?;
-            }
-            tx.execute(
-                "INSERT INTO payment_events (event_id, topup_id, outcome, received_at)
-                 VALUES ($1, $2, $3, $4)",
-                &[
-                    &event.event_id,
-                    &outcome.topup_id(),
-                    &outcome.to_string(),
-                    &millis(now),
-                ],
-            )?;
-            Ok(outcome)
+            let plan = plan_event(&mut Facts(&mut *tx), event)?;
+            carry_out(tx, &plan.writes, now)?;
+            Ok(plan.outcome)
         })
     }
 
@@ -824,11 +701,6 @@ impl DeveloperStore for PgAccountStore {
             .into());
         }
         let key = format!("credits:{key}");
-        self.write(|tx| {
-            match credit_keyed(tx, account, amount, CREDITS_ADD_OPERATION, &key, now)? {
-                Some(balance) => Ok((balance, true)),
-                None => Ok((balance_of(tx, account)?, false)),
-            }
-        })
+        self.write(|tx| credit_keyed(tx, account, amount, CREDITS_ADD_OPERATION, &key, now))
     }
 }

@@ -8,6 +8,7 @@
 use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
 
+use forumdex_clock::Clock;
 use forumdex_corpus::record::{Observation, Record};
 use forumdex_corpus::{BatchOutcome, ImageObject, Millis};
 use postgres::Transaction;
@@ -107,11 +108,12 @@ impl Entity {
 
 /// Applies `observations` in the caller's transaction (which holds the writer lock). A
 /// sequence number is taken only when the first new observation appears, so a re-import
-/// adds none.
+/// adds none. `clock` dates the sequence at commit.
 pub(super) fn import_batch(
     tx: &mut Transaction<'_>,
     observations: &[Observation],
     now: Millis,
+    clock: &dyn Clock,
 ) -> Step<BatchOutcome> {
     let mut outcome = BatchOutcome::default();
     let fresh = fresh_observations(tx, observations)?;
@@ -141,7 +143,7 @@ pub(super) fn import_batch(
     // A snapshot taken while this batch was being written still sees the previous
     // sequence; garbage collection relies on every such snapshot being older than the
     // sequence's creation time, so that time is taken at commit, not at the start.
-    let committed_at = now.0.max(Millis::now().0);
+    let committed_at = now.0.max(Millis::now(clock).0);
     tx.execute(
         "UPDATE sequences SET created_at = $1 WHERE seq = $2",
         &[&committed_at, &seq],

@@ -9,9 +9,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use forumdex_corpus::{
     CachedImage, CorpusCounts, CorpusMaintenance, CorpusRead, CorpusWrite, ImageObject,
-    ListFilters, ListRequest, Millis, Order, Position, Scope, SqliteCorpusStore,
+    ListFilters, ListRequest, Millis, Order, Position, Scope,
 };
 use forumdex_postgres::{PgCorpusStore, PgPool, schema};
+use forumdex_sqlite::SqliteCorpusStore;
 use forumdex_testkit::corpus::fixtures::{
     import, latest, line, listing_corpus, ms, observations, post,
 };

@@ -1,6 +1,7 @@
 //! The schema's version: migrating creates it once, stores refuse any other version.
 
 use forumdex_accounts::{AccountStore, Email};
+use forumdex_clock::{Clock as _, SystemClock};
 use forumdex_postgres::{PgAccountStore, PgError, PgPool, schema};
 use forumdex_testkit::postgres::fresh_schema_url;
 
@@ -33,7 +34,7 @@ fn migrating_is_idempotent_and_safe_from_several_nodes_at_once() {
     assert_eq!(schema::version(&pool).unwrap(), schema::SCHEMA_VERSION);
     let store = PgAccountStore::with_pool(pool).expect("migrated");
     let email = Email::parse("schema@example.com").unwrap();
-    store.create_account(&email, 0, chrono::Utc::now()).unwrap();
+    store.create_account(&email, 0, SystemClock.now()).unwrap();
 }
 
 #[test]

@@ -3,8 +3,8 @@
 //! forumdex-testkit, each limiter under a prefix of its own, and the failure when Redis
 //! cannot be reached.
 
-use chrono::Utc;
 use forumdex_accounts::{KeyId, RateLimiter};
+use forumdex_clock::{Clock as _, SystemClock};
 use forumdex_redis::{LocalFallback, RedisRateLimiter};
 use forumdex_testkit::redis::redis_url;
 
@@ -20,7 +20,9 @@ forumdex_testkit::rate_limiter_conformance!(|_| isolated_limiter());
 async fn an_unreachable_redis_is_an_error_not_an_admission() {
     // Port 1 on loopback: nothing listens there.
     let limiter = RedisRateLimiter::new("redis://127.0.0.1:1", "forumdex-test:").expect("url");
-    let outcome = limiter.check(&KeyId::generate(), 10, Utc::now()).await;
+    let outcome = limiter
+        .check(&KeyId::generate(), 10, SystemClock.now())
+        .await;
     assert!(outcome.is_err(), "{outcome:?}");
 }
 
@@ -35,7 +37,7 @@ async fn with_the_local_fallback_an_unreachable_redis_counts_on_the_node() {
         RedisRateLimiter::new("redis://127.0.0.1:1", "forumdex-test:").expect("url"),
     );
     let key = KeyId::generate();
-    let now = Utc::now();
+    let now = SystemClock.now();
     for admitted in 1..=3 {
         let decision = limiter.check(&key, 3, now).await.expect("decided locally");
         assert!(decision.allowed);
@@ -52,7 +54,7 @@ async fn with_the_local_fallback_a_reachable_redis_still_decides() {
     // Two nodes' limiters on one Redis: the window is shared, not counted per node.
     let (a, b) = (LocalFallback::new(shared()), LocalFallback::new(shared()));
     let key = KeyId::generate();
-    let now = Utc::now();
+    let now = SystemClock.now();
     assert!(a.check(&key, 2, now).await.unwrap().allowed);
     assert!(b.check(&key, 2, now).await.unwrap().allowed);
     assert!(!a.check(&key, 2, now).await.unwrap().allowed);

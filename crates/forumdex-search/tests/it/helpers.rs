@@ -1,7 +1,9 @@
 //! Fixtures: corpus lines, a store and its indexes in a temp folder, search shortcuts.
 
-use forumdex_corpus::{CorpusWrite, Millis, Observation, SqliteCorpusStore};
+use forumdex_clock::SystemClock;
+use forumdex_corpus::{CorpusWrite, Millis, Observation};
 use forumdex_search::{LangCode, SearchIndexes, SearchRequest, SearchResults, search};
+use forumdex_sqlite::SqliteCorpusStore;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
@@ -31,7 +33,7 @@ impl World {
             .map(|l| Observation::parse_line(l.as_bytes()).expect("a valid fixture line"))
             .collect();
         self.store
-            .import_batch(&observations, Millis::now())
+            .import_batch(&observations, Millis::now(&SystemClock))
             .expect("the batch imports");
     }
 

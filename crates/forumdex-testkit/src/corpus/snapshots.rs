@@ -1,6 +1,7 @@
 //! MVCC snapshots: a read at sequence S sees what was canonical at S while imports go on;
 //! superseded versions are collected only once no live snapshot can see them.
 
+use forumdex_clock::SystemClock;
 use forumdex_corpus::*;
 use serde_json::json;
 
@@ -116,7 +117,7 @@ pub fn superseded_versions_are_collected_after_the_horizon_only<
         json!({"content_html": "v2", "observed_at": "2024-02-01T00:00:00Z"}),
     );
     // Times in the future, so that they, not the commit clock, are the sequences' times.
-    let base = Millis::now().0 + 3_600_000;
+    let base = Millis::now(&SystemClock).0 + 3_600_000;
     let s1 = import(&store, &[v1], base + 1_000).unwrap();
     let s2 = import(&store, &[v2], base + 5_000).unwrap();
     // A snapshot taken at s1 may still be alive at horizon base + 5_000: nothing goes.
@@ -136,7 +137,7 @@ pub fn reads_before_a_post_existed_do_not_see_it<S: CorpusWrite + CorpusMaintena
 ) {
     let store = fresh.backend();
     let s1 = import(&store, &[post(1, 10, None, None, json!({}))], 1).unwrap();
-    let before = Millis::now();
+    let before = Millis::now(&SystemClock);
     let s2 = import(&store, &[post(2, 10, None, None, json!({}))], 2).unwrap();
     assert!(store.post(2, s1).unwrap().is_none());
     assert!(store.post(2, s2).unwrap().is_some());

@@ -1,10 +1,10 @@
 //! `forumdex accounts create|show`.
 
 use anyhow::Context;
-use chrono::Utc;
 use clap::{Args, Subcommand};
 use forumdex_accounts::wire::{AccountCredits, AccountView};
 use forumdex_accounts::{AccountId, AccountStore, Email};
+use forumdex_clock::{Clock, SystemClock};
 
 use crate::cli::GlobalArgs;
 use crate::commands::{describe_key, open_accounts};
@@ -57,7 +57,7 @@ pub fn run(global: &GlobalArgs, args: AccountsArgs) -> anyhow::Result<()> {
 fn create(global: &GlobalArgs, store: &dyn AccountStore, args: CreateArgs) -> anyhow::Result<()> {
     let email = Email::parse(&args.email)?;
     let account_id = store
-        .create_account(&email, args.credits, Utc::now())
+        .create_account(&email, args.credits, SystemClock.now())
         .context("cannot create the account")?;
     let credits = store.balance(account_id)?;
     if global.json {
@@ -71,7 +71,7 @@ fn create(global: &GlobalArgs, store: &dyn AccountStore, args: CreateArgs) -> an
 }
 
 fn show(global: &GlobalArgs, store: &dyn AccountStore, args: ShowArgs) -> anyhow::Result<()> {
-    let now = Utc::now();
+    let now = SystemClock.now();
     let account = store.account(args.account_id)?;
     let keys = store.list_keys(args.account_id)?;
     let view = AccountView::new(&account, &keys, now);

@@ -14,7 +14,7 @@ use forumdex_crawl::crawl::{Crawler, Scope, Sink, Summary};
 use forumdex_crawl::fetch::{CrawlPolicy, Fetcher};
 use forumdex_crawl::state::CrawlState;
 use forumdex_ingest::source::Source;
-use forumdex_search::SearchIndexes;
+use forumdex_search::{Indexer, SearchIndexes};
 use forumdex_storage::Storage;
 
 use crate::cli::GlobalArgs;
@@ -98,7 +98,14 @@ pub fn run(global: &GlobalArgs, args: CrawlArgs) -> anyhow::Result<()> {
         since: args.since,
     };
     let storage = settings.storage(&global.data);
-    let mut crawler = Crawler::new(Arc::clone(&state), &forum_url, scope, args.refresh);
+    let clock = storage.clock();
+    let mut crawler = Crawler::new(
+        Arc::clone(&state),
+        &forum_url,
+        scope,
+        args.refresh,
+        Arc::clone(&clock),
+    );
     let outcome = match &args.out {
         Some(path) => {
             let mut sink = OutSink::create(path)?;
@@ -114,11 +121,11 @@ pub fn run(global: &GlobalArgs, args: CrawlArgs) -> anyhow::Result<()> {
                 file: global.data.join("crawl").join(PAGE_FILE),
             };
             let outcome = crawl(&mut crawler, &state, &forum_url, policy, &args, &mut sink);
-            sync_indexes(&storage, corpus.read.as_ref());
+            sync_indexes(&storage, &corpus.read);
             outcome
         }
     };
-    let purged = state.purge_raw_older_than(RAW_PAGE_DAYS, Utc::now())?;
+    let purged = state.purge_raw_older_than(RAW_PAGE_DAYS, clock.now())?;
     if purged > 0 {
         tracing::info!(purged, days = RAW_PAGE_DAYS, "old raw pages purged");
     }
@@ -144,7 +151,7 @@ fn setting_of(message: &str) -> &'static str {
     .unwrap_or("crawl_user_agent")
 }
 
-/// Replays, then reparses or seeds and fetches.
+/// Replays, then reparses or seeds and fetches (on the crawler's clock).
 fn crawl(
     crawler: &mut Crawler,
     state: &Arc<CrawlState>,
@@ -158,12 +165,13 @@ fn crawl(
         return crawler.reparse(sink);
     }
     crawler.seed()?;
-    let mut fetcher = Fetcher::new(policy, forum_url, Arc::clone(state)).map_err(|source| {
-        forumdex_crawl::crawl::CrawlError::Fetch {
-            url: forum_url.to_owned(),
-            source,
-        }
-    })?;
+    let mut fetcher =
+        Fetcher::new(policy, forum_url, Arc::clone(state), crawler.clock()).map_err(|source| {
+            forumdex_crawl::crawl::CrawlError::Fetch {
+                url: forum_url.to_owned(),
+                source,
+            }
+        })?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -235,8 +243,9 @@ fn describe(summary: &Summary) -> String {
 
 /// Makes the crawled pages searchable now; a failure is only a warning (the running
 /// server's own sync, or `forumdex reindex`, picks them up).
-fn sync_indexes(storage: &Storage, store: &dyn forumdex_corpus::CorpusRead) {
-    let synced = SearchIndexes::open(storage.data_dir()).and_then(|indexes| indexes.sync(store));
+fn sync_indexes(storage: &Storage, corpus: &Arc<dyn forumdex_corpus::CorpusRead>) {
+    let synced = SearchIndexes::open(storage.data_dir())
+        .and_then(|indexes| Indexer::new(Arc::new(indexes), Arc::clone(corpus)).catch_up());
     if let Err(err) = synced {
         eprintln!(
             "warning: the search indexes were not updated ({err}); `forumdex serve` or `forumdex reindex` will do it"

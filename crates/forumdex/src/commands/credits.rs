@@ -1,9 +1,9 @@
 //! `forumdex credits add`.
 
-use chrono::Utc;
 use clap::{Args, Subcommand};
 use forumdex_accounts::wire::AccountCredits;
 use forumdex_accounts::{AccountId, DeveloperStore};
+use forumdex_clock::{Clock, SystemClock};
 
 use crate::cli::GlobalArgs;
 use crate::output::print_json;
@@ -48,9 +48,11 @@ pub fn run(global: &GlobalArgs, args: CreditsArgs) -> anyhow::Result<()> {
 
 fn add(global: &GlobalArgs, store: &dyn DeveloperStore, args: AddArgs) -> anyhow::Result<()> {
     let (credits, added) = match &args.idempotency_key {
-        Some(key) => store.add_credits_once(args.account_id, args.amount, key, Utc::now())?,
+        Some(key) => {
+            store.add_credits_once(args.account_id, args.amount, key, SystemClock.now())?
+        }
         None => (
-            store.add_credits(args.account_id, args.amount, Utc::now())?,
+            store.add_credits(args.account_id, args.amount, SystemClock.now())?,
             true,
         ),
     };

@@ -2,14 +2,17 @@
 //! the data folder has none, makes sure a demo account with credits exists, issues a fresh
 //! key (a secret can be shown only once), prints example requests, and serves.
 
+use std::sync::Arc;
+
 use anyhow::Context;
 use clap::Args;
 use forumdex_accounts::{AccountId, DeveloperStore, Email, KeyLifetime, NewKey};
 use forumdex_api::settings::PaymentProviderSetting;
-use forumdex_corpus::{ChangePosition, CorpusRead, Millis, PostDoc};
+use forumdex_clock::{Clock, SystemClock};
+use forumdex_corpus::{ChangePosition, CorpusRead, PostDoc};
 use forumdex_generate::{GenerateConfig, generate};
 use forumdex_ingest::source::Source;
-use forumdex_search::SearchIndexes;
+use forumdex_search::{Indexer, SearchIndexes};
 
 use crate::cli::GlobalArgs;
 use crate::commands::{import, serve};
@@ -40,7 +43,7 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> anyhow::Result<()> {
     }
     let storage = settings.storage(&global.data);
     let corpus = storage.corpus()?;
-    if corpus.read.snapshot(Millis::now())?.seq == 0 {
+    if corpus.read.latest_seq()? == 0 {
         let out = global.data.join("demo").join("demo-corpus.jsonl");
         println!(
             "No corpus in {}: generating {DEMO_POSTS} demo posts into {} and importing them...",
@@ -64,7 +67,9 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> anyhow::Result<()> {
         // Index before serving, as `forumdex import` does: the server's own sync would
         // take a moment, and a search in that moment would find nothing.
         SearchIndexes::open(storage.data_dir())
-            .and_then(|indexes| indexes.sync(corpus.read.as_ref()))
+            .and_then(|indexes| {
+                Indexer::new(Arc::new(indexes), Arc::clone(&corpus.read)).catch_up()
+            })
             .context("indexing the demo corpus")?;
         println!(
             "Imported {} lines ({} post records, {} topic records, {} profile records, {} images cached as AVIF).",
@@ -79,7 +84,7 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> anyhow::Result<()> {
     }
     let accounts = storage.developer_accounts()?;
     let (account, password) = demo_account(accounts.as_ref(), &global.data)?;
-    let now = chrono::Utc::now();
+    let now = SystemClock.now();
     let created = accounts.create_key(
         account,
         &NewKey {
@@ -139,7 +144,7 @@ fn demo_account(
     data: &std::path::Path,
 ) -> anyhow::Result<(AccountId, String)> {
     let marker = data.join(DEMO_ACCOUNT_FILE);
-    let now = chrono::Utc::now();
+    let now = SystemClock.now();
     let email = Email::parse(DEMO_EMAIL).expect("a valid address");
     let password = format!("demo-{}", &forumdex_dashboard::session::new_token()[..16]);
     let hash = forumdex_dashboard::password::hash(&password)?;
@@ -175,7 +180,7 @@ fn demo_account(
 
 /// A post with an author, to fill the example requests.
 fn example_post(corpus: &dyn CorpusRead) -> anyhow::Result<Option<PostDoc>> {
-    let seq = corpus.snapshot(Millis::now())?.seq;
+    let seq = corpus.latest_seq()?;
     let posts: Vec<PostDoc> = corpus
         .posts_changed(0, seq, ChangePosition::default(), 200)?
         .into_iter()

@@ -2,14 +2,13 @@
 //! they are imported.
 
 use std::path::PathBuf;
-use std::sync::mpsc;
-use std::time::Duration;
+use std::sync::{Arc, mpsc};
 
 use clap::Args;
-use forumdex_corpus::{CorpusRead, CorpusWrite, Millis};
+use forumdex_corpus::CorpusWrite;
 use forumdex_ingest::source::Source;
 use forumdex_ingest::{ImportOptions, ImportSummary, import_files};
-use forumdex_search::{SearchError, SearchIndexes};
+use forumdex_search::{Indexer, SearchError, SearchIndexes};
 use forumdex_storage::Storage;
 
 use crate::cli::GlobalArgs;
@@ -45,20 +44,19 @@ pub fn run(global: &GlobalArgs, args: ImportArgs) -> anyhow::Result<()> {
     }
     let storage = storage(global)?;
     let corpus = storage.corpus()?;
-    let store = corpus.read.as_ref();
-    let indexes = match SearchIndexes::open(storage.data_dir()) {
-        Ok(indexes) => Some(indexes),
+    let indexer = match SearchIndexes::open(storage.data_dir()) {
+        Ok(indexes) => Some(Indexer::new(Arc::new(indexes), Arc::clone(&corpus.read))),
         Err(err) => {
             warn_not_indexed(&err);
             None
         }
     };
-    let summary = std::thread::scope(|scope| {
-        // Indexing runs beside the import (both cores busy); dropping `importing` ends it.
+    let (summary, indexed) = std::thread::scope(|scope| {
+        // The indexer follows the import on the other core; dropping `importing` ends it.
         let (importing, imported) = mpsc::channel::<()>();
-        let indexer = indexes
+        let following = indexer
             .as_ref()
-            .map(|indexes| scope.spawn(|| index_while_importing(indexes, store, imported)));
+            .map(|indexer| scope.spawn(|| indexer.follow_import(imported)));
         let summary = import(
             &storage,
             corpus.write.as_ref(),
@@ -67,16 +65,12 @@ pub fn run(global: &GlobalArgs, args: ImportArgs) -> anyhow::Result<()> {
             !global.json,
         );
         drop(importing);
-        if let Some(indexer) = indexer {
-            // An error here (say, a running server holds the index writer) is met again and
-            // reported by the final sync below.
-            let _ = indexer.join().expect("the indexer does not panic");
-        }
-        summary
-    })?;
-    if let Some(indexes) = &indexes
-        && let Err(err) = indexes.sync_in_bulk(store)
-    {
+        let indexed =
+            following.map(|following| following.join().expect("the indexer does not panic"));
+        (summary, indexed)
+    });
+    let summary = summary?;
+    if let Some(Err(err)) = indexed {
         warn_not_indexed(&err);
     }
     if global.json {
@@ -96,34 +90,6 @@ pub fn run(global: &GlobalArgs, args: ImportArgs) -> anyhow::Result<()> {
             summary.images_failed
         );
         Ok(())
-    }
-}
-
-/// How often the indexer looks at the import's progress.
-const INDEX_POLL: Duration = Duration::from_millis(250);
-/// Sequences (import batches) the indexer lets pile up before it syncs: each sync commits
-/// every index it touches, and fewer, larger commits leave less merging to do (16 with
-/// 32-sequence windows cost the 1.4M corpus's import 9-14% more user CPU; BENCHMARKS.md,
-/// the tenth round).
-const INDEX_BACKLOG: i64 = 48;
-
-/// Makes the import searchable without a running server, while it runs: whenever the
-/// import has committed [`INDEX_BACKLOG`] batches the indexes do not hold yet, syncs them,
-/// until `imported` is closed (the caller's final sync then takes the rest). Stops at the
-/// first error.
-fn index_while_importing(
-    indexes: &SearchIndexes,
-    store: &dyn CorpusRead,
-    imported: mpsc::Receiver<()>,
-) -> Result<(), SearchError> {
-    loop {
-        let backlog = store.snapshot(Millis::now())?.seq - indexes.synced_seq()?;
-        if backlog >= INDEX_BACKLOG {
-            indexes.sync_in_bulk(store)?;
-        } else if let Err(mpsc::RecvTimeoutError::Disconnected) = imported.recv_timeout(INDEX_POLL)
-        {
-            return Ok(());
-        }
     }
 }
 
@@ -149,6 +115,7 @@ pub fn import(
         batch_size,
         progress,
         images: Some(storage.image_objects()?),
+        clock: storage.clock(),
     };
     let mut printed = 0u64;
     let summary = import_files(corpus, sources, &options, |rejection| {

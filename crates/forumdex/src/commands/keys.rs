@@ -10,6 +10,7 @@ use forumdex_accounts::wire::{
 use forumdex_accounts::{
     AccountId, AccountStore, AllowEntry, Allowlist, KeyId, KeyLifetime, NewKey, Timestamp,
 };
+use forumdex_clock::{Clock, SystemClock};
 
 use crate::cli::GlobalArgs;
 use crate::commands::{describe_key, open_accounts};
@@ -127,7 +128,7 @@ pub struct AllowArgs {
 pub fn run(global: &GlobalArgs, args: KeysArgs) -> anyhow::Result<()> {
     let store = open_accounts(global)?;
     let store: &dyn AccountStore = store.as_ref();
-    let now = Utc::now();
+    let now = SystemClock.now();
     match args.command {
         KeysCommand::Create(args) => create(global, store, args, now),
         KeysCommand::List(args) => list(global, store, args, now),
@@ -258,7 +259,7 @@ fn set_expiry(
         "key {} now expires {} (status: {})",
         view.key_id,
         show_expiry(view.expires_at),
-        info.status(Utc::now())
+        info.status(SystemClock.now())
     );
     Ok(())
 }

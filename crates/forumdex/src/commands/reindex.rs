@@ -5,10 +5,11 @@
 //! catches up with the corpus.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
-use forumdex_search::SearchIndexes;
+use forumdex_search::{Indexer, SearchIndexes};
 
 use crate::cli::GlobalArgs;
 use crate::commands::storage;
@@ -32,9 +33,10 @@ pub fn run(global: &GlobalArgs, args: ReindexArgs) -> anyhow::Result<()> {
             .with_context(|| format!("copying the search indexes of {}", source.display()))?;
     }
     let indexes = SearchIndexes::open(storage.data_dir()).context("opening the search indexes")?;
+    let indexer = Indexer::new(Arc::new(indexes), corpus.read);
     let report = match args.from {
-        Some(_) => indexes.sync(corpus.read.as_ref()),
-        None => indexes.rebuild(corpus.read.as_ref()),
+        Some(_) => indexer.catch_up(),
+        None => indexer.rebuild(),
     }
     .context("rebuilding the search indexes")?;
     if global.json {

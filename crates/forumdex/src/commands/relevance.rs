@@ -12,10 +12,11 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
-use forumdex_search::{LangCode, SearchIndexes, SearchRequest, search};
+use forumdex_search::{Indexer, LangCode, SearchIndexes, SearchRequest, search};
 use serde::Serialize;
 
 use crate::cli::GlobalArgs;
@@ -199,11 +200,12 @@ pub fn run(global: &GlobalArgs, args: RelevanceArgs) -> anyhow::Result<()> {
         std::fs::read_to_string(&args.queries).with_context(|| format!("cannot read {name}"))?;
     let queries = parse_queries(&text, &name)?;
     let storage = storage(global)?;
-    let indexes = SearchIndexes::open(storage.data_dir()).context("opening the search indexes")?;
+    let indexes =
+        Arc::new(SearchIndexes::open(storage.data_dir()).context("opening the search indexes")?);
     if args.sync {
         let corpus = storage.corpus()?;
-        indexes
-            .sync(corpus.read.as_ref())
+        Indexer::new(Arc::clone(&indexes), corpus.read)
+            .catch_up()
             .context("syncing the search indexes")?;
     }
     let report = evaluate(&indexes, &queries)?;

@@ -4,6 +4,7 @@
 //! brings the content back while it is in force.
 
 use clap::{ArgGroup, Args, Subcommand};
+use forumdex_clock::SystemClock;
 use forumdex_corpus::{ForumId, Millis, Takedown, TakedownTarget};
 use serde::Serialize;
 
@@ -101,7 +102,7 @@ struct TakedownList {
 /// Runs `forumdex takedown ...`.
 pub fn run(global: &GlobalArgs, args: TakedownArgs) -> anyhow::Result<()> {
     let corpus = storage(global)?.corpus()?;
-    let now = Millis::now();
+    let now = Millis::now(&SystemClock);
     match args.command {
         TakedownCommand::Add(args) => {
             let target = match (args.post, args.topic, args.profile) {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use forumdex_corpus::{CorpusRead, Millis};
+use forumdex_corpus::CorpusRead;
 use forumdex_crawl::parse::{Page, PageRef, TopicPage, decode, parse_page};
 use serde_json::Value;
 
@@ -77,7 +77,7 @@ fn parsed(body: &[u8]) -> TopicPage {
 
 /// Asserts the corpus serves every post of `topic` with the page's fields.
 fn assert_served(corpus: &dyn CorpusRead, topic: &TopicPage) {
-    let seq = corpus.snapshot(Millis::now()).expect("snapshot").seq;
+    let seq = corpus.latest_seq().expect("latest sequence");
     for post in &topic.posts {
         let doc = corpus
             .post(post.post_id.get(), seq)
@@ -215,7 +215,7 @@ fn a_truncated_page_is_set_aside() {
     assert_eq!(summary["posts"], 0, "{summary}");
     assert_eq!(forum.page_hits().len(), 1);
     let corpus = site.corpus();
-    let seq = corpus.snapshot(Millis::now()).expect("snapshot").seq;
+    let seq = corpus.latest_seq().expect("latest sequence");
     assert!(
         corpus.post(53, seq).expect("read").is_none(),
         "nothing imported"
@@ -249,7 +249,7 @@ fn a_refresh_sees_an_edit_then_a_deletion() {
     let summary = site.crawl(&forum, &["--refresh", "--topic", "14"]);
     assert!(summary["new_observations"].as_u64() > Some(0), "{summary}");
     let corpus = site.corpus();
-    let seq = corpus.snapshot(Millis::now()).expect("snapshot").seq;
+    let seq = corpus.latest_seq().expect("latest sequence");
     let post = corpus.post(53, seq).expect("read").expect("post 53");
     assert!(post.content_html.contains("I have one EDITED suggestion"));
 
@@ -267,7 +267,7 @@ fn a_refresh_sees_an_edit_then_a_deletion() {
     );
     forum.replace(TOPIC_14, without.into_bytes());
     site.crawl(&forum, &["--refresh", "--topic", "14"]);
-    let seq = corpus.snapshot(Millis::now()).expect("snapshot").seq;
+    let seq = corpus.latest_seq().expect("latest sequence");
     assert!(
         corpus.post(56, seq).expect("read").is_none(),
         "post 56 is deleted"
@@ -380,7 +380,7 @@ fn a_killed_board_crawl_resumes_without_refetching_or_losing_pages() {
     assert!(hits.contains(&format!("/index.php?{TOPIC_14}")), "{hits:?}");
     forum.assert_paced(1000);
     let corpus = site.corpus();
-    let seq = corpus.snapshot(Millis::now()).expect("snapshot").seq;
+    let seq = corpus.latest_seq().expect("latest sequence");
     assert!(
         corpus.topic(96118, seq).expect("read").is_some(),
         "board 74's listing imported"
@@ -421,7 +421,7 @@ fn a_topic_gone_from_the_forum_has_its_posts_deleted() {
         "one deletion per post: {summary}"
     );
     let corpus = site.corpus();
-    let seq = corpus.snapshot(Millis::now()).expect("snapshot").seq;
+    let seq = corpus.latest_seq().expect("latest sequence");
     for post in &topic.posts {
         assert!(
             corpus

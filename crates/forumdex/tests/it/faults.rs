@@ -12,6 +12,7 @@
 //!   only belong to a request in flight at the kill (its response was lost), so there are at
 //!   most as many as there were clients.
 
+use forumdex_sqlite::{SqliteAccountStore, SqliteCorpusStore};
 use forumdex_testkit::faults::Immutable;
 use std::collections::BTreeSet;
 use std::io::{Read, Write};
@@ -21,8 +22,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use forumdex_accounts::{AccountId, AccountStore, SqliteAccountStore};
-use forumdex_corpus::{CorpusRead, Millis, SqliteCorpusStore};
+use forumdex_accounts::{AccountId, AccountStore};
+use forumdex_corpus::CorpusRead;
 use rusqlite::{Connection, OpenFlags};
 use serde_json::Value;
 
@@ -177,7 +178,7 @@ fn an_import_killed_mid_way_leaves_whole_batches_and_completes_when_run_again() 
     // Reopened (which recovers the write-ahead log): exactly the first k batches, nothing
     // of batch k+1.
     let reopened = SqliteCorpusStore::open(&killed).expect("reopen the corpus");
-    let k = reopened.snapshot(Millis::now()).expect("snapshot").seq;
+    let k = reopened.latest_seq().expect("latest sequence");
     drop(reopened);
     assert_eq!(k, committed_seq(&killed));
     assert!(

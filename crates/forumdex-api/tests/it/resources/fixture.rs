@@ -4,7 +4,6 @@
 //! every page.
 
 use chrono::{FixedOffset, SecondsFormat, TimeZone};
-use forumdex_api::Clock as _;
 use serde_json::{Value, json};
 
 use super::model::{Oracle, line, ms, post};
@@ -224,9 +223,9 @@ pub async fn walk(
     let mut snapshot_at: Option<String> = None;
     let before_walk = api.balance(caller);
     loop {
-        let before = api.clock.now_millis().0;
+        let before = forumdex_corpus::Millis::now(&*api.clock).0;
         let page = api.ok(caller, &next).await;
-        let after = api.clock.now_millis().0;
+        let after = forumdex_corpus::Millis::now(&*api.clock).0;
         assert_post_list(&page);
         assert_eq!(page["scope"], expect.scope, "{next}");
         assert_eq!(page["order"], expect.order, "{next}");

@@ -1,7 +1,8 @@
 //! The SQLite store: the conformance suites of forumdex-testkit, plus what only a file-backed
 //! store can show.
 
-use forumdex_accounts::{AccountStore, AuthError, NewKey, SqliteAccountStore};
+use forumdex_accounts::{AccountStore, AuthError, NewKey};
+use forumdex_sqlite::SqliteAccountStore;
 
 use crate::helpers::{account, key, sqlite_store, t0};
 

@@ -1,7 +1,9 @@
 //! The SQLite store: the conformance suite of forumdex-testkit, plus its query plans, its
 //! migrations and its topic statistics against aggregation.
 
+use forumdex_clock::SystemClock;
 use forumdex_corpus::*;
+use forumdex_sqlite::SqliteCorpusStore;
 use forumdex_testkit::corpus::fixtures::listing_corpus;
 
 forumdex_testkit::corpus_store_conformance!(|dir| {
@@ -475,7 +477,7 @@ fn superseded_topic_statistics_are_collected_with_the_versions() {
         )
         .unwrap()
     };
-    let base = Millis::now().0 + 3_600_000;
+    let base = Millis::now(&SystemClock).0 + 3_600_000;
     let post = |observed_at: &str| {
         forumdex_testkit::corpus::fixtures::post(
             1,

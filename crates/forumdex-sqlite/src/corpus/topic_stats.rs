@@ -35,7 +35,7 @@ use std::collections::BTreeMap;
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
-use crate::derive::{TopicAggregates, TopicSums};
+use forumdex_corpus::derive::{TopicAggregates, TopicSums};
 
 use super::read::latest_seq;
 use super::takedowns;

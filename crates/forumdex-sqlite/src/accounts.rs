@@ -29,22 +29,25 @@ use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use forumdex_sqlite::Pool;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
-use crate::allowlist::{AllowEntry, Allowlist};
-use crate::ids::{AccountId, KeyId};
-use crate::key::{ApiKey, KeyHash, KeyLifetime};
-use crate::rules::{
+use forumdex_accounts::allowlist::{AllowEntry, Allowlist};
+use forumdex_accounts::ids::{AccountId, KeyId};
+use forumdex_accounts::key::{ApiKey, KeyHash, KeyLifetime};
+use forumdex_accounts::rules::{
     ACCOUNT_CREATE_OPERATION, CREDITS_ADD_OPERATION, authenticated, balance_too_large,
     ensure_not_revoked, max_balance_before_adding, mint_key, renewal, repeated_charge,
     validate_amount, validate_charge,
 };
-use crate::store::{
+use forumdex_accounts::store::{
     Account, AccountError, AccountStore, AuthError, AuthenticatedKey, CreatedKey, Email, KeyInfo,
     LedgerEntry, NewKey,
 };
-use crate::time::from_unix_millis;
+use forumdex_accounts::stored::{account_id, corrupt, key_id, millis, to_i64, to_u64};
+use forumdex_accounts::time::from_unix_millis;
+
+use crate::connect::Setup;
+use crate::pool::Pool;
 
 /// How long a statement waits for another writer before failing with "busy".
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -243,35 +246,21 @@ impl SqliteAccountStore {
     }
 }
 
-/// Opens a connection configured for the store: WAL, a busy timeout, foreign keys; refuses
-/// a database SQLite could open only read-only.
+/// The accounts database's connections: foreign keys; commits never checkpoint (the
+/// store's own thread does, [`Checkpoints`]); a read-only file is refused (a 503 now, a
+/// writable connection on a later request).
+const SETUP: Setup = Setup {
+    name: "accounts",
+    busy_timeout: BUSY_TIMEOUT,
+    cache_kib: None,
+    temp_in_memory: false,
+    foreign_keys: true,
+    manual_checkpoints: true,
+    refuse_read_only: true,
+};
+
 fn connect(path: &Path) -> Result<Connection, AccountError> {
-    let conn = Connection::open(path).map_err(AccountError::storage)?;
-    // SQLite silently opens a write-protected file read-only; such a connection would
-    // stay read-only in the pool after the fault is gone, so refuse it (a 503 now, a
-    // writable connection on a later request).
-    if conn
-        .is_readonly(rusqlite::MAIN_DB)
-        .map_err(AccountError::storage)?
-    {
-        return Err(AccountError::Storage(
-            format!("{} is read-only", path.display()).into(),
-        ));
-    }
-    conn.busy_timeout(BUSY_TIMEOUT)
-        .map_err(AccountError::storage)?;
-    let mode = forumdex_sqlite::enable_wal(&conn, BUSY_TIMEOUT).map_err(AccountError::storage)?;
-    if !mode.eq_ignore_ascii_case("wal") {
-        tracing::warn!(journal_mode = %mode, "accounts database is not in WAL mode");
-    }
-    // Commits never checkpoint: the store's own thread does ([`Checkpoints`]); a log
-    // started over is cut back to 16 MiB.
-    conn.execute_batch(
-        "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 0;
-         PRAGMA journal_size_limit = 16777216;",
-    )
-    .map_err(AccountError::storage)?;
-    Ok(conn)
+    crate::connect(path, &SETUP).map_err(AccountError::storage)
 }
 
 fn migrate(conn: &mut Connection) -> Result<(), AccountError> {
@@ -299,31 +288,6 @@ fn migrate(conn: &mut Connection) -> Result<(), AccountError> {
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)
         .map_err(AccountError::storage)?;
     tx.commit().map_err(AccountError::storage)
-}
-
-/// Stored data that does not decode: a bug or a hand-edited database.
-fn corrupt(what: impl Into<String>) -> AccountError {
-    AccountError::Storage(format!("corrupt accounts database: {}", what.into()).into())
-}
-
-fn millis(at: DateTime<Utc>) -> i64 {
-    at.timestamp_millis()
-}
-
-fn to_i64(n: u64) -> Result<i64, AccountError> {
-    i64::try_from(n).map_err(|_| AccountError::InvalidAmount(format!("{n} is too large")))
-}
-
-fn to_u64(n: i64) -> Result<u64, AccountError> {
-    u64::try_from(n).map_err(|_| corrupt(format!("negative balance {n}")))
-}
-
-fn account_id(raw: i64) -> Result<AccountId, AccountError> {
-    AccountId::new(raw).ok_or_else(|| corrupt(format!("account id {raw}")))
-}
-
-fn key_id(raw: &str) -> Result<KeyId, AccountError> {
-    KeyId::parse(raw).map_err(|_| corrupt(format!("key id {raw:?}")))
 }
 
 fn account_exists(tx: &Connection, id: AccountId) -> Result<bool, AccountError> {

@@ -5,11 +5,11 @@ use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 
-use crate::derive;
-use crate::model::*;
-use crate::record::MeritCounts;
-use crate::takedown::TakedownTarget;
-use crate::time::Millis;
+use forumdex_corpus::derive;
+use forumdex_corpus::model::*;
+use forumdex_corpus::record::MeritCounts;
+use forumdex_corpus::takedown::TakedownTarget;
+use forumdex_corpus::time::Millis;
 
 use super::takedowns::{served, taken_down};
 

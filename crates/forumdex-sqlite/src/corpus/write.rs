@@ -1,11 +1,12 @@
 //! Import batches: record each new observation, and when it wins the canonical rule, close
 //! the current version and open a new one at the batch's sequence number.
 
+use forumdex_clock::Clock;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
-use crate::model::{BatchOutcome, ImageObject, UNDATED};
-use crate::record::{Observation, Record, merit_senders_json};
-use crate::time::Millis;
+use forumdex_corpus::model::{BatchOutcome, ImageObject, UNDATED};
+use forumdex_corpus::record::{Observation, Record, merit_senders_json};
+use forumdex_corpus::time::Millis;
 
 use super::{takedowns, topic_stats};
 
@@ -73,11 +74,13 @@ impl Entity {
 }
 
 /// Applies `observations` in one `BEGIN IMMEDIATE` transaction. A sequence number is taken
-/// only when the first new observation appears, so a re-import adds none.
+/// only when the first new observation appears, so a re-import adds none. `clock` dates the
+/// sequence at commit.
 pub(super) fn import_batch(
     conn: &mut Connection,
     observations: &[Observation],
     now: Millis,
+    clock: &dyn Clock,
 ) -> rusqlite::Result<BatchOutcome> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut outcome = BatchOutcome::default();
@@ -133,7 +136,7 @@ pub(super) fn import_batch(
         // A snapshot taken while this batch was being written still sees the previous
         // sequence; garbage collection relies on every such snapshot being older than the
         // sequence's creation time, so that time is taken at commit, not at the start.
-        let committed_at = now.0.max(Millis::now().0);
+        let committed_at = now.0.max(Millis::now(clock).0);
         tx.prepare_cached("UPDATE sequences SET created_at = ?1 WHERE seq = ?2")?
             .execute([committed_at, seq])?;
     }

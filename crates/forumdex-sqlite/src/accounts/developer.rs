@@ -3,22 +3,20 @@
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::{
-    NewLedgerRow, SqliteAccountStore, account_id, corrupt, insert_ledger, key_id, ledger_rows,
-    millis, require_account, to_i64, to_u64,
+use forumdex_accounts::developer::{
+    Activity, DeveloperError, DeveloperStore, Login, NewTopup, PaymentEvent, PaymentOutcome,
+    SIGNUP_OPERATION, Session, TokenHash, TokenPurpose, Topup, TopupStatus, UsageCount,
 };
-use crate::developer::{
-    Activity, CheckoutFacts, DeveloperError, DeveloperStore, Login, NewTopup, PaymentEvent,
-    PaymentEventKind, PaymentOutcome, REFUND_OPERATION, SIGNUP_OPERATION, Session, TOPUP_OPERATION,
-    TokenHash, TokenPurpose, Topup, TopupStatus, UsageCount,
+use forumdex_accounts::ids::{AccountId, KeyId};
+use forumdex_accounts::payments::{
+    BalanceChange, KeyedCredit, PaymentFacts, Write, plan_event, plan_keyed_credit,
 };
-use crate::ids::{AccountId, KeyId};
-use crate::rules::{
-    CREDITS_ADD_OPERATION, balance_too_large, max_balance_before_adding, validate_amount,
-    validate_name,
-};
-use crate::store::{AccountError, Email, LedgerEntry};
-use crate::time::from_unix_millis;
+use forumdex_accounts::rules::{CREDITS_ADD_OPERATION, validate_amount, validate_name};
+use forumdex_accounts::store::{AccountError, Email, LedgerEntry};
+use forumdex_accounts::stored::{account_id, corrupt, key_id, millis, to_i64, to_u64};
+use forumdex_accounts::time::from_unix_millis;
+
+use super::{NewLedgerRow, SqliteAccountStore, insert_ledger, ledger_rows, require_account};
 
 /// The tables version 2 adds (instants in Unix milliseconds, days as `YYYY-MM-DD`).
 pub(super) const SCHEMA_V2: &str = "
@@ -178,265 +176,212 @@ fn topup_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Result<Topup, Develope
     })())
 }
 
-/// Adds `amount` credits to `account` inside `tx` with a ledger row keyed `key`; `None` when
-/// the key was used before (nothing added).
+/// The payment planner's questions, answered inside a write transaction.
+struct Facts<'a>(&'a Connection);
+
+impl PaymentFacts for Facts<'_> {
+    type Error = DeveloperError;
+
+    fn event_seen(&mut self, event_id: &str) -> Result<bool, DeveloperError> {
+        self.0
+            .query_row(
+                "SELECT 1 FROM payment_events WHERE event_id = ?1",
+                params![event_id],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|seen| seen.is_some())
+            .map_err(storage)
+    }
+
+    fn topup_by_reference(&mut self, reference: &str) -> Result<Option<i64>, DeveloperError> {
+        self.0
+            .query_row(
+                "SELECT id FROM topups WHERE reference = ?1",
+                params![reference],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(storage)
+    }
+
+    fn topup(&mut self, id: i64) -> Result<Option<Topup>, DeveloperError> {
+        match read_topup(self.0, id) {
+            Ok(topup) => Ok(Some(topup)),
+            Err(DeveloperError::TopupNotFound(_)) => Ok(None),
+            Err(err) => Err(err),
+        }
+    }
+
+    fn paid_topup_by_payment(
+        &mut self,
+        payment_intent: &str,
+    ) -> Result<Option<i64>, DeveloperError> {
+        self.0
+            .query_row(
+                "SELECT id FROM topups WHERE payment_intent = ?1 AND status = 'paid'",
+                params![payment_intent],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(storage)
+    }
+
+    fn balance(&mut self, account: AccountId) -> Result<Option<u64>, DeveloperError> {
+        let credits: Option<i64> = self
+            .0
+            .query_row(
+                "SELECT credits FROM accounts WHERE id = ?1",
+                params![account.get()],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(storage)?;
+        Ok(credits.map(to_u64).transpose()?)
+    }
+
+    fn ledger_owner(&mut self, key: &str) -> Result<Option<AccountId>, DeveloperError> {
+        let owner: Option<i64> = self
+            .0
+            .query_row(
+                "SELECT account_id FROM ledger WHERE request_id = ?1",
+                params![key],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(storage)?;
+        Ok(owner.map(account_id).transpose()?)
+    }
+}
+
+/// Carries out a payment plan's writes, in order, inside `tx`.
+fn carry_out(tx: &Connection, writes: &[Write], now: DateTime<Utc>) -> Result<(), DeveloperError> {
+    for write in writes {
+        match write {
+            Write::SetStatus {
+                topup_id,
+                status,
+                payment_intent,
+                reference,
+            } => {
+                tx.execute(
+                    "UPDATE topups SET status = ?1, payment_intent = COALESCE(?2, payment_intent),
+                       reference = COALESCE(reference, ?3), updated_at = ?4 WHERE id = ?5",
+                    params![
+                        status.as_str(),
+                        payment_intent,
+                        reference,
+                        millis(now),
+                        topup_id
+                    ],
+                )
+                .map_err(storage)?;
+            }
+            Write::Balance(change) => change_balance(tx, change, now)?,
+            Write::RecordRefund {
+                topup_id,
+                refunded_cents,
+                credits_taken,
+            } => {
+                tx.execute(
+                    "UPDATE topups SET refunded_cents = ?1, refunded_credits = refunded_credits + ?2,
+                       updated_at = ?3 WHERE id = ?4",
+                    params![
+                        to_i64(*refunded_cents)?,
+                        to_i64(*credits_taken)?,
+                        millis(now),
+                        topup_id
+                    ],
+                )
+                .map_err(storage)?;
+            }
+            Write::Activity {
+                account,
+                kind,
+                detail,
+            } => {
+                tx.execute(
+                    "INSERT INTO activity (account_id, kind, detail, created_at)
+                     VALUES (?1, ?2, ?3, ?4)",
+                    params![account.get(), kind, detail, millis(now)],
+                )
+                .map_err(storage)?;
+            }
+            Write::RecordEvent {
+                event_id,
+                topup_id,
+                outcome,
+            } => {
+                tx.execute(
+                    "INSERT INTO payment_events (event_id, topup_id, outcome, received_at)
+                     VALUES (?1, ?2, ?3, ?4)",
+                    params![event_id, topup_id, outcome, millis(now)],
+                )
+                .map_err(storage)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A planned balance change and its ledger row; the balance it leaves must be the planned one.
+fn change_balance(
+    tx: &Connection,
+    change: &BalanceChange,
+    now: DateTime<Utc>,
+) -> Result<(), DeveloperError> {
+    let after: i64 = tx
+        .query_row(
+            "UPDATE accounts SET credits = credits + ?1 WHERE id = ?2 RETURNING credits",
+            params![change.amount, change.account.get()],
+            |row| row.get(0),
+        )
+        .map_err(storage)?;
+    if to_u64(after)? != change.balance_after {
+        return Err(corrupt(format!(
+            "account {} holds {after} credits, {} were planned",
+            change.account, change.balance_after
+        ))
+        .into());
+    }
+    insert_ledger(
+        tx,
+        NewLedgerRow {
+            account: change.account,
+            key: None,
+            request_id: Some(&change.key),
+            operation: change.operation,
+            amount: change.amount,
+            balance_after: after,
+            now,
+        },
+    )?;
+    Ok(())
+}
+
+/// Credits `amount` under the ledger `key` unless it was used before; the balance after, and
+/// whether it was credited now.
 fn credit_keyed(
     tx: &Connection,
     account: AccountId,
     amount: u64,
-    operation: &str,
+    operation: &'static str,
     key: &str,
     now: DateTime<Utc>,
-) -> Result<Option<u64>, DeveloperError> {
-    validate_amount(amount, false)?;
-    let seen: Option<i64> = tx
-        .query_row(
-            "SELECT account_id FROM ledger WHERE request_id = ?1",
-            params![key],
-            |row| row.get(0),
-        )
-        .optional()
-        .map_err(storage)?;
-    if let Some(owner) = seen {
-        if owner != account.get() {
-            return Err(AccountError::RequestIdConflict(key.to_owned()).into());
+) -> Result<(u64, bool), DeveloperError> {
+    match plan_keyed_credit(&mut Facts(tx), account, amount, operation, key)? {
+        KeyedCredit::Apply(change) => {
+            change_balance(tx, &change, now)?;
+            Ok((change.balance_after, true))
         }
-        return Ok(None);
-    }
-    let ceiling = to_i64(max_balance_before_adding(amount))?;
-    let added = to_i64(amount)?;
-    let balance: Option<i64> = tx
-        .query_row(
-            "UPDATE accounts SET credits = credits + ?1 WHERE id = ?2 AND credits <= ?3
-             RETURNING credits",
-            params![added, account.get(), ceiling],
-            |row| row.get(0),
-        )
-        .optional()
-        .map_err(storage)?;
-    let Some(balance) = balance else {
-        require_account(tx, account)?;
-        return Err(balance_too_large().into());
-    };
-    insert_ledger(
-        tx,
-        NewLedgerRow {
-            account,
-            key: None,
-            request_id: Some(key),
-            operation,
-            amount: added,
-            balance_after: balance,
-            now,
-        },
-    )?;
-    Ok(Some(to_u64(balance)?))
-}
-
-fn set_status(
-    tx: &Connection,
-    topup: &Topup,
-    status: TopupStatus,
-    facts: &CheckoutFacts,
-    now: DateTime<Utc>,
-) -> Result<(), DeveloperError> {
-    tx.execute(
-        "UPDATE topups SET status = ?1, payment_intent = COALESCE(?2, payment_intent),
-           reference = COALESCE(reference, ?3), updated_at = ?4 WHERE id = ?5",
-        params![
-            status.as_str(),
-            facts.payment_intent,
-            facts.reference,
-            millis(now),
-            topup.id
-        ],
-    )
-    .map_err(storage)?;
-    Ok(())
-}
-
-/// The order a checkout event is about, or why it matches none.
-fn order_of(
-    tx: &Connection,
-    facts: &CheckoutFacts,
-) -> Result<Result<Topup, String>, DeveloperError> {
-    let by_reference: Option<i64> = tx
-        .query_row(
-            "SELECT id FROM topups WHERE reference = ?1",
-            params![facts.reference],
-            |row| row.get(0),
-        )
-        .optional()
-        .map_err(storage)?;
-    let id = match (by_reference, facts.topup_id) {
-        (Some(found), Some(named)) if found != named => {
-            return Ok(Err(format!(
-                "checkout {} belongs to top-up {found}, the event names {named}",
-                facts.reference
-            )));
+        KeyedCredit::AlreadyApplied => {
+            let balance = Facts(tx).balance(account)?;
+            Ok((
+                balance.ok_or(AccountError::AccountNotFound(account))?,
+                false,
+            ))
         }
-        (Some(id), _) | (None, Some(id)) => id,
-        (None, None) => return Ok(Err(format!("no top-up for checkout {}", facts.reference))),
-    };
-    match read_topup(tx, id) {
-        Ok(topup) => {
-            if let Some(reference) = &topup.reference
-                && reference != &facts.reference
-            {
-                return Ok(Err(format!(
-                    "top-up {id} has checkout {reference}, the event names {}",
-                    facts.reference
-                )));
-            }
-            Ok(Ok(topup))
-        }
-        Err(DeveloperError::TopupNotFound(id)) => Ok(Err(format!("no top-up {id}"))),
-        Err(err) => Err(err),
     }
-}
-
-fn apply_checkout(
-    tx: &Connection,
-    facts: &CheckoutFacts,
-    target: TopupStatus,
-    now: DateTime<Utc>,
-) -> Result<PaymentOutcome, DeveloperError> {
-    let topup = match order_of(tx, facts)? {
-        Ok(topup) => topup,
-        Err(why) => return Ok(PaymentOutcome::Rejected(why)),
-    };
-    if topup.status == TopupStatus::Paid {
-        // Paid is final: a late failure or expiry, or the same payment told twice, changes nothing.
-        return Ok(PaymentOutcome::Ignored(format!(
-            "top-up {} is already paid",
-            topup.id
-        )));
-    }
-    if target == TopupStatus::Pending && topup.status != TopupStatus::Pending {
-        // A completed-but-unpaid checkout told after its failure or expiry.
-        return Ok(PaymentOutcome::Ignored(format!(
-            "top-up {} is already {}",
-            topup.id,
-            topup.status.as_str()
-        )));
-    }
-    if target != TopupStatus::Paid {
-        set_status(tx, &topup, target, facts, now)?;
-        return Ok(PaymentOutcome::Updated {
-            topup_id: topup.id,
-            status: target,
-        });
-    }
-    if facts.amount != topup.amount_cents || !facts.currency.eq_ignore_ascii_case(&topup.currency) {
-        return Ok(PaymentOutcome::Rejected(format!(
-            "top-up {} costs {} {}, the payment is {} {}",
-            topup.id, topup.amount_cents, topup.currency, facts.amount, facts.currency
-        )));
-    }
-    set_status(tx, &topup, TopupStatus::Paid, facts, now)?;
-    let key = format!("topup:{}", topup.id);
-    let balance = credit_keyed(
-        tx,
-        topup.account_id,
-        topup.credits,
-        TOPUP_OPERATION,
-        &key,
-        now,
-    )?
-    .ok_or_else(|| corrupt(format!("top-up {} was credited but not paid", topup.id)))?;
-    Ok(PaymentOutcome::Credited {
-        topup_id: topup.id,
-        credits: topup.credits,
-        balance,
-    })
-}
-
-fn apply_refund(
-    tx: &Connection,
-    event_id: &str,
-    payment_intent: &str,
-    amount_refunded: u64,
-    currency: &str,
-    now: DateTime<Utc>,
-) -> Result<PaymentOutcome, DeveloperError> {
-    let id: Option<i64> = tx
-        .query_row(
-            "SELECT id FROM topups WHERE payment_intent = ?1 AND status = 'paid'",
-            params![payment_intent],
-            |row| row.get(0),
-        )
-        .optional()
-        .map_err(storage)?;
-    let Some(id) = id else {
-        return Ok(PaymentOutcome::NotYet(format!(
-            "no paid top-up for payment {payment_intent} yet"
-        )));
-    };
-    let topup = read_topup(tx, id)?;
-    if !currency.eq_ignore_ascii_case(&topup.currency) {
-        return Ok(PaymentOutcome::Rejected(format!(
-            "top-up {id} was paid in {}, the refund is in {currency}",
-            topup.currency
-        )));
-    }
-    let refunded = amount_refunded.min(topup.amount_cents);
-    if refunded <= topup.refunded_cents {
-        return Ok(PaymentOutcome::Ignored(format!(
-            "top-up {id}: refund already applied"
-        )));
-    }
-    // The credits owed back: the refunded share of the credits bought, less what earlier
-    // refunds took; at most what the account still holds.
-    let share = if topup.amount_cents == 0 {
-        topup.credits
-    } else {
-        u64::try_from(
-            u128::from(topup.credits) * u128::from(refunded) / u128::from(topup.amount_cents),
-        )
-        .unwrap_or(topup.credits)
-    };
-    let owed = share.saturating_sub(topup.refunded_credits);
-    let balance: i64 = tx
-        .query_row(
-            "SELECT credits FROM accounts WHERE id = ?1",
-            params![topup.account_id.get()],
-            |row| row.get(0),
-        )
-        .map_err(storage)?;
-    let taken = owed.min(to_u64(balance)?);
-    if taken > 0 {
-        let taken_i64 = to_i64(taken)?;
-        let after: i64 = tx
-            .query_row(
-                "UPDATE accounts SET credits = credits - ?1 WHERE id = ?2 RETURNING credits",
-                params![taken_i64, topup.account_id.get()],
-                |row| row.get(0),
-            )
-            .map_err(storage)?;
-        let key = format!("refund:{event_id}");
-        insert_ledger(
-            tx,
-            NewLedgerRow {
-                account: topup.account_id,
-                key: None,
-                request_id: Some(&key),
-                operation: REFUND_OPERATION,
-                amount: -taken_i64,
-                balance_after: after,
-                now,
-            },
-        )?;
-    }
-    tx.execute(
-        "UPDATE topups SET refunded_cents = ?1, refunded_credits = refunded_credits + ?2,
-           updated_at = ?3 WHERE id = ?4",
-        params![to_i64(refunded)?, to_i64(taken)?, millis(now), id],
-    )
-    .map_err(storage)?;
-    Ok(PaymentOutcome::Refunded {
-        topup_id: id,
-        credits: taken,
-    })
 }
 
 impl DeveloperStore for SqliteAccountStore {
@@ -910,79 +855,9 @@ impl DeveloperStore for SqliteAccountStore {
         now: DateTime<Utc>,
     ) -> Result<PaymentOutcome, DeveloperError> {
         self.write_with(|tx| {
-            let seen: Option<i64> = tx
-                .query_row(
-                    "SELECT 1 FROM payment_events WHERE event_id = ?1",
-                    params![event.event_id],
-                    |row| row.get(0),
-                )
-                .optional()
-                .map_err(storage)?;
-            if seen.is_some() {
-                return Ok(PaymentOutcome::Duplicate);
-            }
-            let outcome = match &event.kind {
-                PaymentEventKind::CheckoutCompleted(facts)
-                | PaymentEventKind::PaymentSucceeded(facts) => {
-                    let target = if facts.paid {
-                        TopupStatus::Paid
-                    } else {
-                        TopupStatus::Pending
-                    };
-                    apply_checkout(tx, facts, target, now)?
-                }
-                PaymentEventKind::PaymentFailed(facts) => {
-                    apply_checkout(tx, facts, TopupStatus::Failed, now)?
-                }
-                PaymentEventKind::CheckoutExpired(facts) => {
-                    apply_checkout(tx, facts, TopupStatus::Expired, now)?
-                }
-                PaymentEventKind::Refunded {
-                    payment_intent,
-                    amount_refunded,
-                    currency,
-                } => apply_refund(
-                    tx,
-                    &event.event_id,
-                    payment_intent,
-                    *amount_refunded,
-                    currency,
-                    now,
-                )?,
-            };
-            if let PaymentOutcome::NotYet(_) = outcome {
-                return Ok(outcome);
-            }
-            if let Some((topup_id, kind, detail)) = outcome.activity(event) {
-                let owner: Option<i64> = tx
-                    .query_row(
-                        "SELECT account_id FROM topups WHERE id = ?1",
-                        params![topup_id],
-                        |row| row.get(0),
-                    )
-                    .optional()
-                    .map_err(storage)?;
-                if let Some(owner) = owner {
-                    tx.execute(
-                        "INSERT INTO activity (account_id, kind, detail, created_at)
-                         VALUES (?1, ?2, ?3, ?4)",
-                        params![owner, kind, detail, millis(now)],
-                    )
-                    .map_err(storage)?;
-                }
-            }
-            tx.execute(
-                "INSERT INTO payment_events (event_id, topup_id, outcome, received_at)
-                 VALUES (?1, ?2, ?3, ?4)",
-                params![
-                    event.event_id,
-                    outcome.topup_id(),
-                    outcome.to_string(),
-                    millis(now)
-                ],
-            )
-            .map_err(storage)?;
-            Ok(outcome)
+            let plan = plan_event(&mut Facts(tx), event)?;
+            carry_out(tx, &plan.writes, now)?;
+            Ok(plan.outcome)
         })
     }
 
@@ -1009,20 +884,6 @@ impl DeveloperStore for SqliteAccountStore {
             .into());
         }
         let key = format!("credits:{key}");
-        self.write_with(|tx| {
-            match credit_keyed(tx, account, amount, CREDITS_ADD_OPERATION, &key, now)? {
-                Some(balance) => Ok((balance, true)),
-                None => {
-                    let balance: i64 = tx
-                        .query_row(
-                            "SELECT credits FROM accounts WHERE id = ?1",
-                            params![account.get()],
-                            |row| row.get(0),
-                        )
-                        .map_err(storage)?;
-                    Ok((to_u64(balance)?, false))
-                }
-            }
-        })
+        self.write_with(|tx| credit_keyed(tx, account, amount, CREDITS_ADD_OPERATION, &key, now))
     }
 }

@@ -1,5 +1,6 @@
-//! The embedded corpus store ([`CorpusRead`], [`CorpusWrite`], [`CorpusMaintenance`]): one SQLite database in WAL mode, one writer at a time
-//! (`BEGIN IMMEDIATE`), readers on their own connections so imports never block reads.
+//! The embedded corpus store ([`CorpusRead`], [`CorpusWrite`], [`CorpusMaintenance`]): one
+//! SQLite database in WAL mode, one writer at a time (`BEGIN IMMEDIATE`), readers on their
+//! own connections so imports never block reads.
 
 mod read;
 mod takedowns;
@@ -12,17 +13,18 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use forumdex_sqlite::Pool;
-use rusqlite::{Connection, ErrorCode, OpenFlags};
+use forumdex_clock::{SharedClock, SystemClock};
+use forumdex_corpus::model::*;
+use forumdex_corpus::takedown::check_reason;
+use forumdex_corpus::{
+    CorpusMaintenance, CorpusRead, CorpusWrite, Millis, Observation, StoreError, Takedown,
+    TakedownError, TakedownSet, TakedownTarget,
+};
+use rusqlite::{Connection, ErrorCode};
 
-use crate::model::*;
-use crate::record::Observation;
-use crate::store::{CorpusMaintenance, CorpusRead, CorpusWrite, StoreError};
-use crate::takedown::{Takedown, TakedownError, TakedownSet, TakedownTarget, check_reason};
-use crate::time::Millis;
+use crate::connect::Setup;
+use crate::pool::Pool;
 
-/// How long a statement waits for a lock before the store reports [`StoreError::Busy`].
-const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// Idle read connections kept for reuse.
 const MAX_IDLE_READERS: usize = 16;
 
@@ -31,27 +33,36 @@ pub struct SqliteCorpusStore {
     path: PathBuf,
     writer: Mutex<Option<Connection>>,
     readers: Pool<StoreError>,
+    /// Tells each sequence its commit time.
+    clock: SharedClock,
 }
 
 impl SqliteCorpusStore {
     /// The file name of the corpus database inside a data folder.
     pub const FILE_NAME: &'static str = "corpus.sqlite";
 
-    /// Opens (creating and migrating when needed) the corpus of the data folder `data_dir`.
+    /// Opens (creating and migrating when needed) the corpus of the data folder `data_dir`,
+    /// on the system clock ([`Self::with_clock`] gives it another).
     pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
         std::fs::create_dir_all(data_dir).map_err(|err| {
             StoreError::Unavailable(format!("cannot create {}: {err}", data_dir.display()))
         })?;
         let path = data_dir.join(Self::FILE_NAME);
         let conn = connect(&path)?;
-        conn.execute_batch(include_str!("schema.sql"))
+        conn.execute_batch(include_str!("corpus/schema.sql"))
             .map_err(map_err)?;
         migrate(&conn).map_err(map_err)?;
         Ok(Self {
             readers: Pool::new(path.clone(), MAX_IDLE_READERS, connect),
             path,
             writer: Mutex::new(Some(conn)),
+            clock: SystemClock::shared(),
         })
+    }
+
+    /// The store on `clock`, which dates the commits of import batches.
+    pub fn with_clock(self, clock: SharedClock) -> Self {
+        Self { clock, ..self }
     }
 
     /// `EXPLAIN QUERY PLAN` of one listing page, a line per step: shows that a page is an
@@ -183,7 +194,7 @@ fn rekey_observations(conn: &Connection) -> rusqlite::Result<()> {
     migrate_once(conn, observations_without_topic, |tx| {
         tx.execute_batch("ALTER TABLE observations RENAME TO observations_before_topics")?;
         // Every statement of the schema is `IF NOT EXISTS`: only `observations` is new.
-        tx.execute_batch(include_str!("schema.sql"))?;
+        tx.execute_batch(include_str!("corpus/schema.sql"))?;
         tx.execute_batch(
             "INSERT INTO observations (sha256, kind, topic_id, entity, observed_at, seq)
                  SELECT o.sha256, o.kind,
@@ -242,20 +253,20 @@ fn migrate_once(
 /// The page cache of the one writer connection (256 MiB; readers keep 64 MiB each).
 const WRITER_CACHE: &str = "PRAGMA cache_size = -262144;";
 
+/// The corpus database's connections: a 64 MiB page cache each, temporary structures in
+/// memory; a read-only file is found by the writer (`with_writer_as`), readers may read it.
+const SETUP: Setup = Setup {
+    name: "corpus",
+    busy_timeout: Duration::from_secs(5),
+    cache_kib: Some(65_536),
+    temp_in_memory: true,
+    foreign_keys: false,
+    manual_checkpoints: false,
+    refuse_read_only: false,
+};
+
 fn connect(path: &Path) -> Result<Connection, StoreError> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-        | OpenFlags::SQLITE_OPEN_CREATE
-        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(path, flags).map_err(map_err)?;
-    conn.busy_timeout(BUSY_TIMEOUT).map_err(map_err)?;
-    forumdex_sqlite::enable_wal(&conn, BUSY_TIMEOUT).map_err(map_err)?;
-    conn.execute_batch(
-        "PRAGMA synchronous = NORMAL;
-         PRAGMA cache_size = -65536;
-         PRAGMA temp_store = MEMORY;",
-    )
-    .map_err(map_err)?;
-    Ok(conn)
+    crate::connect(path, &SETUP).map_err(map_err)
 }
 
 /// Maps SQLite failures onto the store's two kinds: busy (locks) and unavailable (the rest).
@@ -269,9 +280,8 @@ fn map_err(err: rusqlite::Error) -> StoreError {
 }
 
 impl CorpusRead for SqliteCorpusStore {
-    fn snapshot(&self, now: Millis) -> Result<Snapshot, StoreError> {
-        let seq = self.with_reader(read::latest_seq)?;
-        Ok(Snapshot { seq, taken_at: now })
+    fn latest_seq(&self) -> Result<i64, StoreError> {
+        self.with_reader(read::latest_seq)
     }
 
     fn sequence_created_at(&self, seq: i64) -> Result<Option<Millis>, StoreError> {
@@ -339,7 +349,7 @@ impl CorpusWrite for SqliteCorpusStore {
         observations: &[Observation],
         now: Millis,
     ) -> Result<BatchOutcome, StoreError> {
-        self.with_writer(|conn| write::import_batch(conn, observations, now))
+        self.with_writer(|conn| write::import_batch(conn, observations, now, &*self.clock))
     }
 
     fn pending_images(

@@ -6,14 +6,15 @@
 //!
 //! ```sh
 //! zcat ../shared/data/bitcointalk-sample.jsonl.gz \
-//!   | cargo run --release -p forumdex-corpus --example topic_lookups -- [SECONDS]
+//!   | cargo run --release -p forumdex-sqlite --example topic_lookups -- [SECONDS]
 //! ```
 
 use std::collections::HashMap;
 use std::io::BufRead;
 use std::time::{Duration, Instant};
 
-use forumdex_corpus::{CorpusRead, CorpusWrite, Millis, Observation, Record, SqliteCorpusStore};
+use forumdex_corpus::{CorpusRead, CorpusWrite, Millis, Observation, Record};
+use forumdex_sqlite::SqliteCorpusStore;
 use sha2::{Digest, Sha256};
 
 const BATCH: usize = 5_000;
@@ -53,7 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         store.import_batch(&batch, indexed_at)?;
     }
     let import = started.elapsed();
-    let seq = store.snapshot(Millis::now())?.seq;
+    let seq = store.latest_seq()?;
     println!(
         "import: {lines} lines, {} topics, {seq} batches in {:.2} s",
         posts_per_topic.len(),

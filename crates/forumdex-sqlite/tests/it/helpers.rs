@@ -1,18 +1,14 @@
 //! Shared fixtures: fixed instants and SQLite stores in temporary folders.
 
-use chrono::{DateTime, Duration, TimeZone, Utc};
-use forumdex_accounts::{AccountId, AccountStore, Email, KeyInfo, NewKey, SqliteAccountStore};
+use chrono::{DateTime, TimeZone, Utc};
+use forumdex_accounts::{AccountId, AccountStore, Email, KeyInfo, NewKey};
+use forumdex_sqlite::SqliteAccountStore;
 
 /// A fixed "now" for tests: 2026-01-01T00:00:00Z.
 pub fn t0() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0)
         .single()
         .expect("valid date")
-}
-
-/// `t0` plus `days` days.
-pub fn days(days: i64) -> DateTime<Utc> {
-    t0() + Duration::days(days)
 }
 
 /// A SQLite store in a fresh temporary folder (kept alive by the returned guard).

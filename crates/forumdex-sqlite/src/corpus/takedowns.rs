@@ -10,8 +10,8 @@
 
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
-use crate::takedown::{Lifted, Takedown, TakedownError, TakedownSet, TakedownTarget};
-use crate::time::Millis;
+use forumdex_corpus::takedown::{Lifted, Takedown, TakedownError, TakedownSet, TakedownTarget};
+use forumdex_corpus::time::Millis;
 
 use super::read::live;
 

@@ -2,14 +2,14 @@
 //! of the statistics the imports keep ([`super::topic_stats`]) when that row answers exactly,
 //! else from aggregating over the posts served at the snapshot. The aggregates below are
 //! also what the statistics are computed with, over [`Counted::Live`] posts, so both ways
-//! give the same facts, and both hand them to the same rules ([`crate::derive`]).
+//! give the same facts, and both hand them to the same rules ([`forumdex_corpus::derive`]).
 
 use rusqlite::{Connection, OptionalExtension, named_params};
 
-use crate::derive::{self, TopicAggregates, TopicSums};
-use crate::model::{BoardRef, PostDoc, TopicDoc};
-use crate::takedown::TakedownTarget;
-use crate::time::Millis;
+use forumdex_corpus::derive::{self, TopicAggregates, TopicSums};
+use forumdex_corpus::model::{BoardRef, PostDoc, TopicDoc};
+use forumdex_corpus::takedown::TakedownTarget;
+use forumdex_corpus::time::Millis;
 
 use super::read::{self, BoardNames, derived_is_op, live, visible};
 use super::takedowns::{may_hide_posts_of, served, taken_down};
