@@ -3,7 +3,7 @@
 # runs it after fmt and clippy). It first installs what the tests need and the machine lacks,
 # then runs every test: `cargo test --workspace`, the read-only-folder fault tests where
 # `chattr +i` works, the contract against a running server (schemathesis) and the Python
-# client's tests. Exits non-zero on the first failure.
+# client's tests (scripts/python_client.sh). Exits non-zero on the first failure.
 #
 # What it installs when missing (Debian packages need root, as on this project's machines;
 # PyPI packages go into venvs under target/, reused):
@@ -63,3 +63,5 @@ fi
 
 # The contract against a running server: schemathesis (PyPI, pinned) from the served document.
 scripts/schemathesis.sh
+# The Python client (clients/python) against real servers, with mypy --strict.
+scripts/python_client.sh

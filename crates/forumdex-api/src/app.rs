@@ -12,9 +12,9 @@ use forumdex_images::ImageObjects;
 use forumdex_search::SearchIndexes;
 use forumdex_storage::Storage;
 
-use crate::background::SearchSync;
 use crate::clock::Clock;
 use crate::metrics::Metrics;
+use crate::search_sync::SearchSync;
 use crate::settings::Settings;
 use crate::usage::UsageRecorder;
 use crate::wire::Links;

@@ -1,13 +1,12 @@
 //! The server's background work: garbage collection of superseded corpus versions, and the
-//! search sync that keeps the node's indexes up with the corpus ([`SearchSync`] tells
-//! where they stand, so callers wait on an event instead of polling).
+//! search sync that keeps the node's indexes up with the corpus (publishing where they
+//! stand to [`SearchSync`](crate::search_sync::SearchSync), so callers wait on an event instead of polling).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use forumdex_corpus::{CorpusMaintenance, Millis};
 use forumdex_search::Indexer;
-use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::app::App;
@@ -16,38 +15,6 @@ use crate::app::App;
 const GC_EVERY: Duration = Duration::from_secs(60);
 /// How often per-key usage counts are written.
 const USAGE_EVERY: Duration = Duration::from_secs(1);
-
-/// The corpus sequence the search indexes reflect, as of the sync task's last pass.
-#[derive(Debug)]
-pub struct SearchSync {
-    synced_seq: watch::Sender<i64>,
-}
-
-impl Default for SearchSync {
-    fn default() -> Self {
-        Self {
-            synced_seq: watch::Sender::new(0),
-        }
-    }
-}
-
-impl SearchSync {
-    /// The sequence the last completed pass reached (0 before the first).
-    pub fn synced_seq(&self) -> i64 {
-        *self.synced_seq.borrow()
-    }
-
-    /// Resolves once a pass has brought the indexes to `seq` or beyond.
-    pub async fn wait_for(&self, seq: i64) {
-        let mut receiver = self.synced_seq.subscribe();
-        // The sender lives in `self`, so the channel cannot close while this waits.
-        let _ = receiver.wait_for(|synced| *synced >= seq).await;
-    }
-
-    fn publish(&self, seq: i64) {
-        self.synced_seq.send_replace(seq);
-    }
-}
 
 /// The running background tasks; dropping it stops them.
 #[derive(Debug)]

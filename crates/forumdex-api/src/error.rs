@@ -144,7 +144,7 @@ impl IntoResponse for ApiError {
                 decision,
                 decided_at_unix_secs,
             } => {
-                crate::pipeline::insert_rate_headers(headers, decision);
+                crate::rate_headers::insert_rate_headers(headers, decision);
                 let wait = (decision.reset_at_unix_secs - decided_at_unix_secs).max(1);
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(wait));
             }

@@ -25,6 +25,7 @@ use forumdex_types::ErrorBody;
 use crate::app::App;
 use crate::client_ip::client_ip;
 use crate::error::{ApiError, blocking, error_response};
+use crate::rate_headers::insert_rate_headers;
 
 /// The server-generated id of the request being served.
 #[derive(Debug, Clone)]
@@ -295,19 +296,6 @@ async fn operate(
         operation,
     };
     Ok((response, Some(debit)))
-}
-
-/// `X-RateLimit-Limit`, `-Remaining` and `-Reset` (a Unix timestamp).
-pub fn insert_rate_headers(headers: &mut HeaderMap, decision: &RateDecision) {
-    headers.insert("x-ratelimit-limit", HeaderValue::from(decision.limit));
-    headers.insert(
-        "x-ratelimit-remaining",
-        HeaderValue::from(decision.remaining),
-    );
-    headers.insert(
-        "x-ratelimit-reset",
-        HeaderValue::from(decision.reset_at_unix_secs),
-    );
 }
 
 /// The key from `Authorization: Bearer <key>` or `X-API-Key: <key>`. When both are sent

@@ -16,7 +16,6 @@ use crate::error::{ApiError, Error};
 use crate::options::{
     ForumId, ImageSearchOptions, ProfilePostsOptions, Query, SearchOptions, TopicPostsOptions,
 };
-use crate::walk::{Scope, Walk};
 
 /// The default total time one HTTP attempt may take.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -297,16 +296,6 @@ impl Client {
         Ok(self.page(Scope::Profile(id), &first, cursor).await?.0)
     }
 
-    /// Every post of a topic, as a stream that follows the cursors; see [`Walk`].
-    pub fn walk_topic_posts(&self, id: ForumId, options: &TopicPostsOptions) -> Walk {
-        Walk::new(self.clone(), Scope::Topic(id), options.query())
-    }
-
-    /// Every post of a profile, as a stream that follows the cursors; see [`Walk`].
-    pub fn walk_profile_posts(&self, id: ForumId, options: &ProfilePostsOptions) -> Walk {
-        Walk::new(self.clone(), Scope::Profile(id), options.query())
-    }
-
     /// One collection page: the first (with `first` options) or the one after `cursor`.
     pub(crate) async fn page(
         &self,
@@ -446,6 +435,22 @@ impl Client {
             .min(BACKOFF_MAX);
         let wait = rand::thread_rng().gen_range(full / 2..=full);
         self.inner.clock.sleep(wait).await;
+    }
+}
+
+/// Whose posts a walk lists.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Scope {
+    Topic(ForumId),
+    Profile(ForumId),
+}
+
+impl Scope {
+    pub(crate) fn path(self) -> String {
+        match self {
+            Self::Topic(id) => format!("api/v1/topics/{id}/posts"),
+            Self::Profile(id) => format!("api/v1/profiles/{id}/posts"),
+        }
     }
 }
 

@@ -10,30 +10,14 @@ use forumdex_types::Post;
 use futures_util::Stream;
 use futures_util::stream::unfold;
 
-use crate::client::Client;
+use crate::client::{Client, Scope};
 use crate::error::Error;
-use crate::options::ForumId;
+use crate::options::{ForumId, ProfilePostsOptions, TopicPostsOptions};
 
 /// Consecutive 410s (without a page in between) after which a walk gives up and yields the
 /// [`Error::Gone`]: a snapshot that expires before even a first page arrives will not get
 /// better by asking again.
 pub const MAX_CONSECUTIVE_RESTARTS: u32 = 3;
-
-/// Whose posts a walk lists.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Scope {
-    Topic(ForumId),
-    Profile(ForumId),
-}
-
-impl Scope {
-    pub(crate) fn path(self) -> String {
-        match self {
-            Self::Topic(id) => format!("api/v1/topics/{id}/posts"),
-            Self::Profile(id) => format!("api/v1/profiles/{id}/posts"),
-        }
-    }
-}
 
 /// What a walk has cost so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -89,6 +73,18 @@ struct State {
     done: bool,
     consecutive_restarts: u32,
     stats: Arc<Mutex<WalkStats>>,
+}
+
+impl Client {
+    /// Every post of a topic, as a stream that follows the cursors; see [`Walk`].
+    pub fn walk_topic_posts(&self, id: ForumId, options: &TopicPostsOptions) -> Walk {
+        Walk::new(self.clone(), Scope::Topic(id), options.query())
+    }
+
+    /// Every post of a profile, as a stream that follows the cursors; see [`Walk`].
+    pub fn walk_profile_posts(&self, id: ForumId, options: &ProfilePostsOptions) -> Walk {
+        Walk::new(self.clone(), Scope::Profile(id), options.query())
+    }
 }
 
 impl Walk {

@@ -6,25 +6,12 @@
 //! for them only when the rule needs them.
 
 use crate::model::*;
-use crate::record::{MeritCounts, MeritSender};
+use crate::record::MeritCounts;
 use crate::time::Millis;
 
 /// Posts per forum page: a topic without a recorded page count has
 /// `ceil(post_count / POSTS_PER_PAGE)` pages.
 pub const POSTS_PER_PAGE: i64 = 20;
-
-/// A post's merit counts from its `senders` list: the sum of the amounts, the number of
-/// distinct sending profiles, and the number of transactions.
-pub fn merit_from_senders(senders: &[MeritSender]) -> MeritCounts {
-    let mut distinct: Vec<i64> = senders.iter().map(|s| s.profile_id.get()).collect();
-    distinct.sort_unstable();
-    distinct.dedup();
-    MeritCounts {
-        total: senders.iter().map(|s| s.amount).sum(),
-        distinct_senders: distinct.len() as i64,
-        transactions: senders.len() as i64,
-    }
-}
 
 /// A topic's page count: the record's, else `ceil(post_count / 20)`.
 pub fn page_count(recorded: Option<i64>, post_count: i64) -> i64 {
@@ -303,6 +290,7 @@ pub fn profile_doc(facts: ProfileFacts) -> ProfileDoc {
 mod tests {
     use super::*;
     use crate::id::ForumId;
+    use crate::record::MeritSender;
 
     #[test]
     fn page_count_rounds_up_unless_recorded() {
@@ -319,7 +307,7 @@ mod tests {
             profile_id: ForumId::new(id).expect("valid id"),
             amount,
         };
-        let counts = merit_from_senders(&[sender(7, 2), sender(7, 1), sender(8, 5)]);
+        let counts = MeritCounts::from_senders(&[sender(7, 2), sender(7, 1), sender(8, 5)]);
         assert_eq!(
             counts,
             MeritCounts {
@@ -328,7 +316,7 @@ mod tests {
                 transactions: 3
             }
         );
-        assert_eq!(merit_from_senders(&[]), MeritCounts::default());
+        assert_eq!(MeritCounts::from_senders(&[]), MeritCounts::default());
     }
 
     #[test]

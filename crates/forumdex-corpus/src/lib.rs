@@ -9,6 +9,7 @@
 //! SQL.
 
 pub mod derive;
+pub mod error;
 pub mod html;
 pub mod id;
 pub mod lang;
@@ -19,10 +20,11 @@ pub mod takedown;
 pub mod text;
 pub mod time;
 
+pub use error::StoreError;
 pub use id::{ForumId, MAX_ID, is_canonical, parse_canonical};
 pub use lang::LangCode;
 pub use model::*;
 pub use record::{Observation, Record, RecordError};
-pub use store::{CorpusMaintenance, CorpusRead, CorpusWrite, StoreError};
+pub use store::{CorpusMaintenance, CorpusRead, CorpusWrite};
 pub use takedown::{Takedown, TakedownError, TakedownSet, TakedownTarget};
 pub use time::Millis;

@@ -91,6 +91,22 @@ pub struct MeritCounts {
     pub transactions: i64,
 }
 
+impl MeritCounts {
+    /// A post's merit counts from its `senders` list: the sum of the amounts, the number of
+    /// distinct sending profiles, and the number of transactions (corpus-format.md, "How
+    /// API fields derive").
+    pub fn from_senders(senders: &[MeritSender]) -> Self {
+        let mut distinct: Vec<i64> = senders.iter().map(|s| s.profile_id.get()).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        Self {
+            total: senders.iter().map(|s| s.amount).sum(),
+            distinct_senders: distinct.len() as i64,
+            transactions: senders.len() as i64,
+        }
+    }
+}
+
 /// One merit transaction of a post's `senders` list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MeritSender {
@@ -262,7 +278,7 @@ fn parse_merit(
         Some(_) => return fail("field `merit.senders`: must be an array"),
     };
     let counts = match &senders {
-        Some(senders) => crate::derive::merit_from_senders(senders),
+        Some(senders) => MeritCounts::from_senders(senders),
         None => {
             let count = |name| {
                 merit

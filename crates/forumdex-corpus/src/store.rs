@@ -10,16 +10,7 @@ use crate::record::Observation;
 use crate::takedown::{Takedown, TakedownError, TakedownSet, TakedownTarget};
 use crate::time::Millis;
 
-/// Why a store operation failed.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    /// The store is busy or locked past its wait (retry later; HTTP 503).
-    #[error("corpus store busy: {0}")]
-    Busy(String),
-    /// The store cannot be used (I/O, corruption, read-only folder; HTTP 503).
-    #[error("corpus store unavailable: {0}")]
-    Unavailable(String),
-}
+pub use crate::error::StoreError;
 
 /// The read side of a corpus with MVCC snapshots: everything the API and the search sync
 /// read. The HTTP layer holds only this trait, so it cannot write the corpus. All methods

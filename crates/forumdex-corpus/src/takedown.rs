@@ -119,7 +119,7 @@ pub enum TakedownError {
     BadReason,
     /// The store failed.
     #[error(transparent)]
-    Store(#[from] crate::store::StoreError),
+    Store(#[from] crate::error::StoreError),
 }
 
 /// The longest reason, in characters.

@@ -11,6 +11,6 @@ mod objects;
 mod s3;
 
 pub use encode::{EncodeError, MAX_SIDE, QUALITY, SPEED, encode_avif};
-pub use location::{ImagesLocation, S3Location};
+pub use location::ImagesLocation;
 pub use objects::{ImageObjects, LocalImageObjects, ObjectError, is_object_name, sha256_hex};
-pub use s3::{S3Access, S3ImageObjects};
+pub use s3::{S3Access, S3ImageObjects, S3Location};

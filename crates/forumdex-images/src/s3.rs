@@ -6,6 +6,7 @@
 //! runtime of its own and the calling thread waits for the answer. That works from any
 //! thread, inside another runtime's blocking pool included.
 
+use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,8 +17,76 @@ use object_store::path::Path as ObjectPath;
 use object_store::{ClientConfigKey, ObjectStore, PutPayload, RetryConfig};
 use tokio::runtime::Runtime;
 
-use crate::location::S3Location;
 use crate::objects::{ImageObjects, ObjectError, is_object_name, sha256_hex};
+
+/// `s3://bucket/prefix`: a bucket, and the key prefix the objects go below (empty for the
+/// bucket's root). Objects are `<prefix>/<first two hex digits>/<sha256>.avif`, as in a
+/// folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct S3Location {
+    /// The bucket's name (S3's rules: 3 to 63 lowercase letters, digits, `.` and `-`,
+    /// beginning and ending with a letter or digit).
+    pub bucket: String,
+    /// The key prefix, without leading or trailing `/`; empty for none.
+    pub prefix: String,
+}
+
+impl S3Location {
+    /// Parses `bucket[/prefix]` (what follows `s3://`).
+    pub(crate) fn parse(text: &str) -> Result<Self, String> {
+        let (bucket, prefix) = text.split_once('/').unwrap_or((text, ""));
+        let bucket_ok = (3..=63).contains(&bucket.len())
+            && bucket
+                .bytes()
+                .all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'.' | b'-'))
+            && bucket.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && bucket.ends_with(|c: char| c.is_ascii_alphanumeric());
+        if !bucket_ok {
+            return Err(format!(
+                "images_url s3://{text}: {bucket:?} is not a bucket name (3 to 63 lowercase \
+                 letters, digits, '.' and '-', beginning and ending with a letter or digit)"
+            ));
+        }
+        let prefix = prefix.trim_end_matches('/');
+        let segments_ok = prefix.is_empty()
+            || prefix.split('/').all(|segment| {
+                !segment.is_empty()
+                    && segment != "."
+                    && segment != ".."
+                    && !segment.chars().any(char::is_control)
+            });
+        if !segments_ok {
+            return Err(format!(
+                "images_url s3://{text}: the key prefix {prefix:?} has an empty, '.' or '..' \
+                 segment or a control character"
+            ));
+        }
+        Ok(Self {
+            bucket: bucket.to_owned(),
+            prefix: prefix.to_owned(),
+        })
+    }
+
+    /// The key of object `sha256`.
+    pub(crate) fn key_of(&self, sha256: &str) -> String {
+        let key = crate::objects::object_key(sha256);
+        if self.prefix.is_empty() {
+            key
+        } else {
+            format!("{}/{key}", self.prefix)
+        }
+    }
+}
+
+impl fmt::Display for S3Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.prefix.is_empty() {
+            write!(f, "s3://{}", self.bucket)
+        } else {
+            write!(f, "s3://{}/{}", self.bucket, self.prefix)
+        }
+    }
+}
 
 /// How long one request may take, connecting included, before it is tried again.
 const REQUEST_TIMEOUT: &str = "10s";

@@ -17,8 +17,10 @@
 //!   that no writer touches any more, so it need not exclude imports.
 
 mod read;
+mod sql;
 mod takedowns;
 mod topic;
+mod topic_posts;
 mod topic_stats;
 mod versions;
 mod write;

@@ -3,8 +3,10 @@
 //! own connections so imports never block reads.
 
 mod read;
+mod sql;
 mod takedowns;
 mod topic;
+mod topic_posts;
 mod topic_stats;
 mod write;
 

@@ -1,10 +1,10 @@
-//! The command-line tree (operator-interface.md): global options and the subcommands.
+//! The command-line tree (operator-interface.md): the global options ([`GlobalArgs`]) and the
+//! subcommands.
 
-use std::path::PathBuf;
-
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
 use crate::commands;
+use crate::global::GlobalArgs;
 
 /// forumdex: a paid JSON API over an indexed forum corpus.
 #[derive(Debug, Parser)]
@@ -16,26 +16,6 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
-}
-
-/// Options shared by every subcommand.
-#[derive(Debug, Args)]
-pub struct GlobalArgs {
-    /// Folder of the embedded deployment (corpus, indexes, image objects, accounts).
-    #[arg(
-        long,
-        global = true,
-        env = "FORUMDEX_DATA",
-        default_value = "./forumdex-data"
-    )]
-    pub data: PathBuf,
-    /// Print exactly one JSON object on stdout (errors go to stderr).
-    #[arg(long, global = true)]
-    pub json: bool,
-    /// TOML settings file (operator-interface.md lists the settings; every command honours
-    /// the storage settings, `serve` and `demo` all of them).
-    #[arg(long, global = true)]
-    pub config: Option<PathBuf>,
 }
 
 /// The subcommands.

@@ -437,7 +437,7 @@ impl TestApp {
     }
 
     /// Imports corpus lines as one batch at `now`; returns the batch's sequence (`None`:
-    /// nothing new), for [`forumdex_api::background::SearchSync::wait_for`].
+    /// nothing new), for [`forumdex_api::search_sync::SearchSync::wait_for`].
     pub fn import_seq(&self, lines: &[String], now: Millis) -> Option<i64> {
         let multi_thread = tokio::runtime::Handle::try_current().is_ok_and(|handle| {
             handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread

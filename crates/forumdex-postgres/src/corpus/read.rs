@@ -14,34 +14,12 @@ use forumdex_corpus::{
 use postgres::types::ToSql;
 use postgres::{Row, Transaction};
 
-use super::takedowns::{served, taken_down};
+use super::sql::{derived_is_op, served, visible};
+use super::takedowns::taken_down;
 use super::{Step, corrupt, to_i64};
 
 /// A bound parameter.
 pub(super) type Param<'a> = &'a (dyn ToSql + Sync);
-
-/// The visibility predicate of table alias `t` at the sequence `$1`.
-pub(super) fn visible(t: &str) -> String {
-    format!("({t}.valid_from <= $1 AND ({t}.valid_to IS NULL OR {t}.valid_to > $1))")
-}
-
-/// Whether the post version of alias `p` is live at `$1`: visible and not a deletion.
-/// What is served is the live posts not under a takedown ([`super::takedowns::served`]).
-pub(super) fn live(p: &str) -> String {
-    format!("({} AND NOT {p}.deleted)", visible(p))
-}
-
-/// The `is_op` of the post version of alias `p` at `$1`: its record's, else whether it has
-/// the smallest post ID of its topic, whatever is served (corpus-format.md; so a deletion
-/// or a takedown never makes another post the opening one).
-pub(super) fn derived_is_op(p: &str) -> String {
-    format!(
-        "COALESCE({p}.is_op, {p}.post_id = (SELECT q.post_id FROM post_versions q
-                                          WHERE q.topic_id = {p}.topic_id AND {vq}
-                                          ORDER BY q.post_id LIMIT 1))",
-        vq = visible("q"),
-    )
-}
 
 pub(super) fn latest_seq(tx: &mut Transaction<'_>) -> Step<i64> {
     Ok(tx

@@ -12,33 +12,11 @@ use forumdex_corpus::takedown::Lifted;
 use forumdex_corpus::{Millis, Takedown, TakedownError, TakedownSet, TakedownTarget};
 use postgres::{Row, Transaction};
 
-use super::read::live;
 use super::{Step, corrupt};
 use crate::pool::Failure;
 
 /// A step of a takedown change.
 type Change<T> = Result<T, Failure<TakedownError>>;
-
-/// Whether the post version of alias `p` is served at `$1`: visible, not a deletion, and
-/// neither it, its topic nor its author under a takedown in force. With no takedown in
-/// force the row checks are skipped: PostgreSQL runs the uncorrelated `EXISTS` once per
-/// statement (an initplan); otherwise each check is one probe of the `takedown_in_force`
-/// index.
-pub(super) fn served(p: &str) -> String {
-    format!(
-        "({live}
-          AND (NOT EXISTS (SELECT 1 FROM takedowns WHERE lifted_at IS NULL)
-               OR (NOT EXISTS (SELECT 1 FROM takedowns k WHERE k.kind = 'post'
-                               AND k.entity_id = {p}.post_id AND k.lifted_at IS NULL)
-                   AND NOT EXISTS (SELECT 1 FROM takedowns k WHERE k.kind = 'topic'
-                                   AND k.entity_id = {p}.topic_id AND k.lifted_at IS NULL)
-                   AND ({p}.author_id IS NULL
-                        OR NOT EXISTS (SELECT 1 FROM takedowns k WHERE k.kind = 'profile'
-                                       AND k.entity_id = {p}.author_id
-                                       AND k.lifted_at IS NULL)))))",
-        live = live(p),
-    )
-}
 
 /// Whether a post or profile takedown in force may hide a post of topic `topic_id` at some
 /// sequence (one probe of `takedown_topics`).

@@ -17,7 +17,7 @@ use forumdex_corpus::derive::{self, TopicAggregates, TopicSums};
 use postgres::{Row, Transaction};
 
 use super::Step;
-use super::topic::{
+use super::topic_posts::{
     self, Counted, TopicPosts, board_of_posts_sql, flagged_op_sql, latest_post_sql,
     smallest_post_sql, unlisted_merit,
 };
@@ -147,7 +147,9 @@ pub(super) fn update(tx: &mut Transaction<'_>, seq: i64) -> Step<()> {
         } else {
             match latest_observed(before.aggregates.merit_observed_at, change) {
                 Some(known) => known,
-                None => topic::aggregates(tx, topic_id, seq, Counted::Live)?.merit_observed_at,
+                None => {
+                    topic_posts::aggregates(tx, topic_id, seq, Counted::Live)?.merit_observed_at
+                }
             }
         };
         let listed = before.merit_listed_senders + listed_change.get(&topic_id).unwrap_or(&0);

@@ -10,7 +10,58 @@ use postgres::Transaction;
 use postgres::types::ToSql;
 
 use super::Step;
-use super::write::Kind;
+
+/// The kinds of versions, with their tables and keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Kind {
+    Board,
+    Profile,
+    Topic,
+    Post,
+    Image,
+}
+
+impl Kind {
+    pub(super) fn of(record: &Record) -> Self {
+        match record {
+            Record::Board(_) => Self::Board,
+            Record::Profile(_) => Self::Profile,
+            Record::Topic(_) => Self::Topic,
+            Record::Post(_) => Self::Post,
+            Record::Image(_) => Self::Image,
+        }
+    }
+
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Self::Board => "board",
+            Self::Profile => "profile",
+            Self::Topic => "topic",
+            Self::Post => "post",
+            Self::Image => "image",
+        }
+    }
+
+    pub(super) fn table(self) -> &'static str {
+        match self {
+            Self::Board => "board_versions",
+            Self::Profile => "profile_versions",
+            Self::Topic => "topic_versions",
+            Self::Post => "post_versions",
+            Self::Image => "image_versions",
+        }
+    }
+
+    pub(super) fn key_column(self) -> &'static str {
+        match self {
+            Self::Board => "board_id",
+            Self::Profile => "profile_id",
+            Self::Topic => "topic_id",
+            Self::Post => "post_id",
+            Self::Image => "source_url",
+        }
+    }
+}
 
 /// A column of fresh versions: its name, its SQL type and its values, one per version.
 type Column<'v> = (&'static str, &'static str, Box<dyn ToSql + Sync + 'v>);

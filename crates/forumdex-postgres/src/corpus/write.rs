@@ -13,60 +13,8 @@ use forumdex_corpus::record::{Observation, Record};
 use forumdex_corpus::{BatchOutcome, ImageObject, Millis};
 use postgres::Transaction;
 
-use super::versions::NewVersions;
+use super::versions::{Kind, NewVersions};
 use super::{Step, takedowns, topic_stats};
-
-/// The kinds of versions, with their tables and keys.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(super) enum Kind {
-    Board,
-    Profile,
-    Topic,
-    Post,
-    Image,
-}
-
-impl Kind {
-    fn of(record: &Record) -> Self {
-        match record {
-            Record::Board(_) => Self::Board,
-            Record::Profile(_) => Self::Profile,
-            Record::Topic(_) => Self::Topic,
-            Record::Post(_) => Self::Post,
-            Record::Image(_) => Self::Image,
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Self::Board => "board",
-            Self::Profile => "profile",
-            Self::Topic => "topic",
-            Self::Post => "post",
-            Self::Image => "image",
-        }
-    }
-
-    pub(super) fn table(self) -> &'static str {
-        match self {
-            Self::Board => "board_versions",
-            Self::Profile => "profile_versions",
-            Self::Topic => "topic_versions",
-            Self::Post => "post_versions",
-            Self::Image => "image_versions",
-        }
-    }
-
-    fn key_column(self) -> &'static str {
-        match self {
-            Self::Board => "board_id",
-            Self::Profile => "profile_id",
-            Self::Topic => "topic_id",
-            Self::Post => "post_id",
-            Self::Image => "source_url",
-        }
-    }
-}
 
 /// The key of an entity: a forum ID, or an image's source URL.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

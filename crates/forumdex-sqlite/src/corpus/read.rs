@@ -11,30 +11,8 @@ use forumdex_corpus::record::MeritCounts;
 use forumdex_corpus::takedown::TakedownTarget;
 use forumdex_corpus::time::Millis;
 
-use super::takedowns::{served, taken_down};
-
-/// The visibility predicate of table alias `t` at the named parameter `:seq`.
-pub(super) fn visible(t: &str) -> String {
-    format!("({t}.valid_from <= :seq AND ({t}.valid_to IS NULL OR {t}.valid_to > :seq))")
-}
-
-/// Whether the post version of alias `p` is live at `:seq`: visible and not a deletion.
-/// What is served is the live posts not under a takedown ([`super::takedowns::served`]).
-pub(super) fn live(p: &str) -> String {
-    format!("({} AND {p}.deleted = 0)", visible(p))
-}
-
-/// The `is_op` of the post version of alias `p` at `:seq`: its record's, else whether it has
-/// the smallest post ID of its topic, whatever is served (corpus-format.md; so a deletion
-/// or a takedown never makes another post the opening one).
-pub(super) fn derived_is_op(p: &str) -> String {
-    format!(
-        "COALESCE({p}.is_op, {p}.post_id = (SELECT q.post_id FROM post_versions q
-                                          WHERE q.topic_id = {p}.topic_id AND {vq}
-                                          ORDER BY q.post_id LIMIT 1))",
-        vq = visible("q"),
-    )
-}
+use super::sql::{derived_is_op, served, visible};
+use super::takedowns::taken_down;
 
 pub(super) fn latest_seq(conn: &Connection) -> rusqlite::Result<i64> {
     conn.query_row("SELECT COALESCE(MAX(seq), 0) FROM sequences", [], |row| {

@@ -13,29 +13,6 @@ use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 use forumdex_corpus::takedown::{Lifted, Takedown, TakedownError, TakedownSet, TakedownTarget};
 use forumdex_corpus::time::Millis;
 
-use super::read::live;
-
-/// Whether the post version of alias `p` is served at `:seq`: visible, not a deletion, and
-/// neither it, its topic nor its author under a takedown in force. With no takedown in
-/// force the row checks are skipped: SQLite runs the uncorrelated `EXISTS` once per
-/// statement (a 3,753-post topic aggregate costs 1.1 ms instead of 2.3 ms); otherwise each
-/// check is one probe of the `takedown_in_force` index.
-pub(super) fn served(p: &str) -> String {
-    format!(
-        "({live}
-          AND (NOT EXISTS (SELECT 1 FROM takedowns WHERE lifted_at IS NULL)
-               OR (NOT EXISTS (SELECT 1 FROM takedowns k WHERE k.kind = 'post'
-                               AND k.entity_id = {p}.post_id AND k.lifted_at IS NULL)
-                   AND NOT EXISTS (SELECT 1 FROM takedowns k WHERE k.kind = 'topic'
-                                   AND k.entity_id = {p}.topic_id AND k.lifted_at IS NULL)
-                   AND ({p}.author_id IS NULL
-                        OR NOT EXISTS (SELECT 1 FROM takedowns k WHERE k.kind = 'profile'
-                                       AND k.entity_id = {p}.author_id
-                                       AND k.lifted_at IS NULL)))))",
-        live = live(p),
-    )
-}
-
 /// Whether a post or profile takedown in force may hide a post of topic `topic_id` at some
 /// sequence (one probe of `takedown_topics`).
 pub(super) fn may_hide_posts_of(conn: &Connection, topic_id: i64) -> rusqlite::Result<bool> {

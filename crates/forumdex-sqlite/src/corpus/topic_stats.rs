@@ -39,7 +39,7 @@ use forumdex_corpus::derive::{TopicAggregates, TopicSums};
 
 use super::read::latest_seq;
 use super::takedowns;
-use super::topic::{
+use super::topic_posts::{
     self, Counted, TopicPosts, board_of_posts, latest_post, opening_post_id, unlisted_merit,
 };
 
@@ -231,7 +231,7 @@ fn update_topic(tx: &Connection, topic_id: i64, seq: i64, change: &Change) -> ru
     } else {
         let merit_observed_at = match latest_observed(before.aggregates.merit_observed_at, change) {
             Some(known) => known,
-            None => topic::aggregates(tx, topic_id, seq, Counted::Live)?.merit_observed_at,
+            None => topic_posts::aggregates(tx, topic_id, seq, Counted::Live)?.merit_observed_at,
         };
         with_posts(
             tx,
@@ -384,7 +384,7 @@ fn backfill_now(tx: &Transaction<'_>) -> rusqlite::Result<()> {
              SELECT p.topic_id, json_extract(s.value, '$[0]'), COUNT(*)
              FROM post_versions p, json_each(p.merit_senders) s
              WHERE {} AND p.merit_senders IS NOT NULL GROUP BY 1, 2",
-            super::read::live("p")
+            super::sql::live("p")
         ),
         rusqlite::named_params! {":seq": seq},
     )?;
@@ -397,7 +397,7 @@ fn backfill_now(tx: &Transaction<'_>) -> rusqlite::Result<()> {
         .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
     for (topic_id, last_change) in last_changes {
-        let aggregates = topic::aggregates(tx, topic_id, seq, Counted::Live)?;
+        let aggregates = topic_posts::aggregates(tx, topic_id, seq, Counted::Live)?;
         if aggregates.sums.post_count == 0 {
             continue;
         }

@@ -6,8 +6,8 @@ use forumdex_accounts::wire::{AccountCredits, AccountView};
 use forumdex_accounts::{AccountId, AccountStore, Email};
 use forumdex_clock::{Clock, SystemClock};
 
-use crate::cli::GlobalArgs;
 use crate::commands::{describe_key, open_accounts};
+use crate::global::GlobalArgs;
 use crate::output::print_json;
 
 /// Arguments of `forumdex accounts`.

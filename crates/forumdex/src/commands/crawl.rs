@@ -17,8 +17,8 @@ use forumdex_ingest::source::Source;
 use forumdex_search::{Indexer, SearchIndexes};
 use forumdex_storage::Storage;
 
-use crate::cli::GlobalArgs;
 use crate::commands::{import, settings};
+use crate::global::GlobalArgs;
 use crate::output::print_json;
 
 /// Imported raw pages older than this many days are purged after a crawl (kept that long

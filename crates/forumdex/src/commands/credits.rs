@@ -5,7 +5,7 @@ use forumdex_accounts::wire::AccountCredits;
 use forumdex_accounts::{AccountId, DeveloperStore};
 use forumdex_clock::{Clock, SystemClock};
 
-use crate::cli::GlobalArgs;
+use crate::global::GlobalArgs;
 use crate::output::print_json;
 
 /// Arguments of `forumdex credits`.

@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
-use crate::cli::GlobalArgs;
 use crate::commands::storage;
+use crate::global::GlobalArgs;
 use crate::output::print_json;
 
 /// Arguments of `forumdex db`.

@@ -14,8 +14,8 @@ use forumdex_generate::{GenerateConfig, generate};
 use forumdex_ingest::source::Source;
 use forumdex_search::{Indexer, SearchIndexes};
 
-use crate::cli::GlobalArgs;
 use crate::commands::{import, serve};
+use crate::global::GlobalArgs;
 
 /// Posts in the generated demo corpus.
 const DEMO_POSTS: u64 = 20_000;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 use forumdex_generate::{GenerateConfig, generate};
 
-use crate::cli::GlobalArgs;
+use crate::global::GlobalArgs;
 use crate::output::print_json;
 
 /// Arguments of `forumdex generate`.

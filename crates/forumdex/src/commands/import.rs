@@ -11,8 +11,8 @@ use forumdex_ingest::{ImportOptions, ImportSummary, import_files};
 use forumdex_search::{Indexer, SearchError, SearchIndexes};
 use forumdex_storage::Storage;
 
-use crate::cli::GlobalArgs;
 use crate::commands::storage;
+use crate::global::GlobalArgs;
 use crate::output::print_json;
 
 /// Rejections printed to stderr one by one; past this only the count is reported.

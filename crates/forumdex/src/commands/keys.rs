@@ -12,8 +12,8 @@ use forumdex_accounts::{
 };
 use forumdex_clock::{Clock, SystemClock};
 
-use crate::cli::GlobalArgs;
 use crate::commands::{describe_key, open_accounts};
+use crate::global::GlobalArgs;
 use crate::output::print_json;
 
 /// Arguments of `forumdex keys`.

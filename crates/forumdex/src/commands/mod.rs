@@ -20,26 +20,7 @@ use forumdex_accounts::wire::KeyView;
 use forumdex_api::Settings;
 use forumdex_storage::Storage;
 
-use crate::cli::{Cli, Command, GlobalArgs};
-
-/// Runs the chosen subcommand.
-pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
-    let global = cli.global;
-    match cli.command {
-        Command::Import(args) => import::run(&global, args),
-        Command::Crawl(args) => crawl::run(&global, args),
-        Command::Generate(args) => generate::run(&global, args),
-        Command::Serve(args) => serve::run(&global, args),
-        Command::Demo(args) => demo::run(&global, args),
-        Command::Accounts(args) => accounts::run(&global, args),
-        Command::Credits(args) => credits::run(&global, args),
-        Command::Keys(args) => keys::run(&global, args),
-        Command::Reindex(args) => reindex::run(&global, args),
-        Command::Relevance(args) => relevance::run(&global, args),
-        Command::Takedown(args) => takedown::run(&global, args),
-        Command::Db(args) => db::run(&global, args),
-    }
-}
+use crate::global::GlobalArgs;
 
 /// The settings: defaults, the `--config` file, `FORUMDEX_*` variables, then `flags`.
 pub fn settings(global: &GlobalArgs, flags: &[(&str, String)]) -> anyhow::Result<Settings> {

@@ -11,8 +11,8 @@ use anyhow::Context;
 use clap::Args;
 use forumdex_search::{Indexer, SearchIndexes};
 
-use crate::cli::GlobalArgs;
 use crate::commands::storage;
+use crate::global::GlobalArgs;
 use crate::output::print_json;
 
 /// Arguments of `forumdex reindex`.

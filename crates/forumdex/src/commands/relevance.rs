@@ -19,8 +19,8 @@ use clap::Args;
 use forumdex_search::{Indexer, LangCode, SearchIndexes, SearchRequest, search};
 use serde::Serialize;
 
-use crate::cli::GlobalArgs;
 use crate::commands::storage;
+use crate::global::GlobalArgs;
 use crate::output::print_json;
 
 /// Cut-off rank of the figures.

@@ -4,8 +4,8 @@ use anyhow::Context;
 use clap::Args;
 use forumdex_api::{Server, Settings};
 
-use crate::cli::GlobalArgs;
 use crate::commands;
+use crate::global::GlobalArgs;
 
 /// Arguments of `forumdex serve`.
 #[derive(Debug, Args)]

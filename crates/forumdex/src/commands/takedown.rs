@@ -8,8 +8,8 @@ use forumdex_clock::SystemClock;
 use forumdex_corpus::{ForumId, Millis, Takedown, TakedownTarget};
 use serde::Serialize;
 
-use crate::cli::GlobalArgs;
 use crate::commands::storage;
+use crate::global::GlobalArgs;
 use crate::output::print_json;
 
 /// Arguments of `forumdex takedown`.

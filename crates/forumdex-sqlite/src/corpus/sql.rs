@@ -1,0 +1,27 @@
+//! The predicates every read of posts goes through ([`forumdex_sql`], written once for both
+//! backends), in this backend's dialect.
+
+use forumdex_sql::Dialect;
+
+const DIALECT: Dialect = Dialect::Sqlite;
+
+/// Whether the version row of alias `t` is visible at the read's sequence.
+pub(super) fn visible(t: &str) -> String {
+    forumdex_sql::visible(DIALECT, t)
+}
+
+/// Whether the post version of alias `p` is live (visible, not a deletion).
+pub(super) fn live(p: &str) -> String {
+    forumdex_sql::live(DIALECT, p)
+}
+
+/// Whether the post version of alias `p` is served (live, not under a takedown in force).
+pub(super) fn served(p: &str) -> String {
+    forumdex_sql::served(DIALECT, p)
+}
+
+/// The `is_op` of the post version of alias `p`: its record's, else the smallest post ID of
+/// its topic.
+pub(super) fn derived_is_op(p: &str) -> String {
+    forumdex_sql::derived_is_op(DIALECT, p)
+}
