@@ -132,6 +132,24 @@ pub enum KeyedCredit {
     Apply(BalanceChange),
 }
 
+/// The ledger key of the credits a new developer receives once their email is verified
+/// (one per account, whatever the verification links clicked).
+pub fn signup_credit_key(account: AccountId) -> String {
+    format!("signup:{account}")
+}
+
+/// The ledger key of operator credits added with an idempotency key (`forumdex credits add
+/// --idempotency-key KEY`): `credits:` and the key trimmed, which must be 1 to 200 bytes.
+pub fn operator_credit_key(idempotency_key: &str) -> Result<String, AccountError> {
+    let key = idempotency_key.trim();
+    if key.is_empty() || key.len() > 200 {
+        return Err(AccountError::InvalidCharge(
+            "the idempotency key must be 1 to 200 bytes".to_owned(),
+        ));
+    }
+    Ok(format!("credits:{key}"))
+}
+
 /// Plans the credit of `amount` to `account` under a ledger `key` used at most once:
 /// nothing when the key was used before by the same account; a conflict when another
 /// account used it; the balance may not pass [`MAX_BALANCE`](crate::MAX_BALANCE).

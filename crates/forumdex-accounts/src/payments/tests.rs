@@ -612,3 +612,18 @@ fn an_event_is_never_recorded_twice_across_kinds() {
     );
     assert_eq!(book.balance_of(alice()), 500);
 }
+
+#[test]
+fn operator_credit_keys_are_trimmed_and_bounded() {
+    assert_eq!(
+        operator_credit_key(" batch-7 ").expect("valid"),
+        "credits:batch-7"
+    );
+    for bad in ["", "   ", &"k".repeat(201)] {
+        assert!(matches!(
+            operator_credit_key(bad),
+            Err(AccountError::InvalidCharge(_))
+        ));
+    }
+    assert_eq!(signup_credit_key(alice()), "signup:1");
+}

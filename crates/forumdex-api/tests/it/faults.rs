@@ -73,7 +73,7 @@ async fn a_debit_blocked_by_a_locked_accounts_database_is_503_and_free() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs chattr +i (root with CAP_LINUX_IMMUTABLE, on a file system with the immutable attribute); .ci/run runs it where that works"]
+#[ignore = "needs chattr +i (root with CAP_LINUX_IMMUTABLE, on a file system with the immutable attribute); scripts/test.sh runs it where that works"]
 async fn a_read_only_data_folder_is_503_and_free_never_500() {
     let server = TestApp::start().await;
     let (account, _, secret) = server.funded(20);

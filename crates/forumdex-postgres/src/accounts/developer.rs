@@ -4,7 +4,8 @@
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use forumdex_accounts::developer::SIGNUP_OPERATION;
 use forumdex_accounts::payments::{
-    BalanceChange, KeyedCredit, PaymentFacts, Write, plan_event, plan_keyed_credit,
+    BalanceChange, KeyedCredit, PaymentFacts, Write, operator_credit_key, plan_event,
+    plan_keyed_credit, signup_credit_key,
 };
 use forumdex_accounts::rules::{CREDITS_ADD_OPERATION, validate_amount, validate_name};
 use forumdex_accounts::stored::{account_id, corrupt, key_id, millis, to_i64, to_u64};
@@ -333,7 +334,7 @@ impl DeveloperStore for PgAccountStore {
                 return Ok(false);
             }
             if signup_credits > 0 {
-                let key = format!("signup:{account}");
+                let key = signup_credit_key(account);
                 credit_keyed(tx, account, signup_credits, SIGNUP_OPERATION, &key, now)?;
             }
             Ok(true)
@@ -693,14 +694,7 @@ impl DeveloperStore for PgAccountStore {
         idempotency_key: &str,
         now: DateTime<Utc>,
     ) -> Result<(u64, bool), DeveloperError> {
-        let key = idempotency_key.trim();
-        if key.is_empty() || key.len() > 200 {
-            return Err(AccountError::InvalidCharge(
-                "the idempotency key must be 1 to 200 bytes".to_owned(),
-            )
-            .into());
-        }
-        let key = format!("credits:{key}");
+        let key = operator_credit_key(idempotency_key)?;
         self.write(|tx| credit_keyed(tx, account, amount, CREDITS_ADD_OPERATION, &key, now))
     }
 }

@@ -367,7 +367,7 @@ fn a_server_killed_under_paid_traffic_charged_exactly_its_debited_requests() {
 /// on a read-only folder it cannot open the corpus's write-ahead log, so it fails fast: a
 /// non-zero exit with the reason on stderr, no panic.
 #[test]
-#[ignore = "needs chattr +i (root with CAP_LINUX_IMMUTABLE, on a file system with the immutable attribute); .ci/run runs it where that works"]
+#[ignore = "needs chattr +i (root with CAP_LINUX_IMMUTABLE, on a file system with the immutable attribute); scripts/test.sh runs it where that works"]
 fn serve_on_a_read_only_data_folder_fails_fast_with_an_error() {
     let work = tempfile::tempdir().expect("temp dir");
     let data = work.path().join("data");
