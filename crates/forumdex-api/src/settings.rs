@@ -88,6 +88,10 @@ pub struct Settings {
     /// `none`.
     #[serde(default)]
     pub rate_limiter_fallback: RateLimiterFallback,
+    /// What the Redis limiter's keys start with (`{redis_prefix}{key_id}`), so that one
+    /// Redis server can serve two deployments. Default `forumdex:rate:`.
+    #[serde(default = "default_redis_prefix")]
+    pub redis_prefix: String,
     /// The crawler's `User-Agent` (`forumdex crawl`): must name the operator and a contact.
     /// Default none (the crawl refuses to start without it).
     #[serde(default)]
@@ -201,6 +205,9 @@ pub enum RateLimiterFallback {
 fn default_listen() -> SocketAddr {
     SocketAddr::from(([127, 0, 0, 1], 8080))
 }
+fn default_redis_prefix() -> String {
+    forumdex_storage::DEFAULT_REDIS_PREFIX.to_owned()
+}
 fn default_forum_url() -> String {
     "https://bitcointalk.org".to_owned()
 }
@@ -306,6 +313,7 @@ const NAMES: &[(&str, bool)] = &[
     ("rate_limiter", false),
     ("redis_url", false),
     ("rate_limiter_fallback", false),
+    ("redis_prefix", false),
     ("crawl_user_agent", false),
     ("crawl_interval_ms", true),
     ("crawl_daily_budget", true),
@@ -433,6 +441,18 @@ impl Settings {
             }
             _ => {}
         }
+        if settings.redis_prefix.is_empty()
+            || settings.redis_prefix.len() > 100
+            || settings
+                .redis_prefix
+                .chars()
+                .any(|c| c.is_whitespace() || c.is_control())
+        {
+            bail!(
+                "redis_prefix must be 1 to 100 bytes without spaces or control characters, got {:?}",
+                settings.redis_prefix
+            );
+        }
         if settings.crawl_interval_ms < 1000 {
             bail!(
                 "crawl_interval_ms is {}; it may not be below 1000",
@@ -513,6 +533,7 @@ impl Settings {
         let rate_limiter = match (self.rate_limiter(), &self.redis_url) {
             (RateLimiterSetting::Redis, Some(url)) => RateLimiterKind::Redis {
                 url: url.clone(),
+                prefix: self.redis_prefix.clone(),
                 local_fallback: self.rate_limiter_fallback == RateLimiterFallback::Local,
             },
             _ => RateLimiterKind::Local,
@@ -656,6 +677,7 @@ mod tests {
             settings.rate_limiter,
             RateLimiterKind::Redis {
                 url: "redis://127.0.0.1:6379/2".to_owned(),
+                prefix: "forumdex:rate:".to_owned(),
                 local_fallback: false,
             }
         );
@@ -702,6 +724,7 @@ mod tests {
             storage.rate_limiter,
             RateLimiterKind::Redis {
                 url: "redis://r:6379/0".to_owned(),
+                prefix: "forumdex:rate:".to_owned(),
                 local_fallback: false,
             }
         );
@@ -718,9 +741,41 @@ mod tests {
             storage.rate_limiter,
             RateLimiterKind::Redis {
                 url: "redis://r:6379/0".to_owned(),
+                prefix: "forumdex:rate:".to_owned(),
                 local_fallback: true,
             }
         );
+
+        let prefixed = [
+            with_redis[0],
+            with_redis[1],
+            with_redis[2],
+            ("FORUMDEX_REDIS_PREFIX", "staging:rate:"),
+        ];
+        let storage = Settings::load(None, env(&prefixed), &[])
+            .unwrap()
+            .storage_settings(data);
+        assert_eq!(
+            storage.rate_limiter,
+            RateLimiterKind::Redis {
+                url: "redis://r:6379/0".to_owned(),
+                prefix: "staging:rate:".to_owned(),
+                local_fallback: false,
+            }
+        );
+        for bad in ["", "two words", "tab\tbed"] {
+            let refused = [
+                with_redis[0],
+                with_redis[1],
+                with_redis[2],
+                ("FORUMDEX_REDIS_PREFIX", bad),
+            ];
+            let err = format!(
+                "{:#}",
+                Settings::load(None, env(&refused), &[]).unwrap_err()
+            );
+            assert!(err.contains("redis_prefix must be"), "{bad:?}: {err}");
+        }
 
         let per_node = [postgres[0], postgres[1], ("FORUMDEX_RATE_LIMITER", "local")];
         let storage = Settings::load(None, env(&per_node), &[])

@@ -53,7 +53,11 @@ impl std::fmt::Debug for StorageKind {
     }
 }
 
-/// Which rate limiter the nodes use (setting `rate_limiter`, with `redis_url`).
+/// What the Redis limiter's keys start with unless the setting `redis_prefix` says otherwise.
+pub const DEFAULT_REDIS_PREFIX: &str = RedisRateLimiter::DEFAULT_PREFIX;
+
+/// Which rate limiter the nodes use (setting `rate_limiter`, with `redis_url` and
+/// `redis_prefix`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum RateLimiterKind {
     /// In the process: exact per node (the embedded default).
@@ -63,6 +67,9 @@ pub enum RateLimiterKind {
     Redis {
         /// `redis://host:port/db`.
         url: String,
+        /// What every key of the limiter starts with (setting `redis_prefix`), so that one
+        /// Redis server can serve several deployments.
+        prefix: String,
         /// While Redis cannot be reached, each node counts alone (setting
         /// `rate_limiter_fallback = "local"`) instead of answering 503.
         local_fallback: bool,
@@ -297,10 +304,11 @@ impl Storage {
             }
             RateLimiterKind::Redis {
                 url,
+                prefix,
                 local_fallback,
             } => {
-                let redis = RedisRateLimiter::new(url, RedisRateLimiter::DEFAULT_PREFIX)
-                    .context("invalid redis_url")?;
+                let redis =
+                    RedisRateLimiter::new(url, prefix.as_str()).context("invalid redis_url")?;
                 if *local_fallback {
                     Arc::new(LocalFallback::new(redis))
                 } else {

@@ -60,3 +60,18 @@ async fn with_the_local_fallback_a_reachable_redis_still_decides() {
     assert!(!a.check(&key, 2, now).await.unwrap().allowed);
     assert!(!b.check(&key, 2, now).await.unwrap().allowed);
 }
+
+#[tokio::test]
+async fn two_deployments_with_their_own_prefixes_count_apart_on_one_redis() {
+    // Setting `redis_prefix`: the same key id, two deployments, one Redis server.
+    let run = format!("forumdex-test:{:016x}:", rand::random::<u64>());
+    let production = RedisRateLimiter::new(&redis_url(), format!("{run}prod:")).expect("url");
+    let staging = RedisRateLimiter::new(&redis_url(), format!("{run}staging:")).expect("url");
+    let key = KeyId::generate();
+    let now = SystemClock.now();
+    assert!(production.check(&key, 1, now).await.unwrap().allowed);
+    assert!(!production.check(&key, 1, now).await.unwrap().allowed);
+    let other = staging.check(&key, 1, now).await.unwrap();
+    assert!(other.allowed, "staging's window is its own");
+    assert_eq!(other.remaining, 0);
+}
