@@ -1,8 +1,8 @@
 //! The payment flow, written once: what a verified payment event does to a top-up order and
 //! a balance, and what a credit keyed by an idempotency key does.
 //!
-//! This is the functional core of the money paths of every [`DeveloperStore`]
-//! (crate::DeveloperStore): a backend opens its write transaction, lets [`plan_event`] (or
+//! This is the functional core of the money paths of every
+//! [`DeveloperStore`](crate::DeveloperStore): a backend opens its write transaction, lets [`plan_event`] (or
 //! [`plan_keyed_credit`]) read the facts it asks for through [`PaymentFacts`], and carries
 //! out the returned [`Write`]s in order in that same transaction. Nothing here touches
 //! storage, so every branch is tested without a database (`tests` below), and a money fix is

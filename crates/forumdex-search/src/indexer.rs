@@ -53,11 +53,6 @@ impl Indexer {
         Self { indexes, corpus }
     }
 
-    /// The indexes.
-    pub fn indexes(&self) -> &Arc<SearchIndexes> {
-        &self.indexes
-    }
-
     /// Brings the indexes up to the corpus's newest sequence in serving-sized windows.
     /// Blocking.
     pub fn catch_up(&self) -> Result<SyncReport, SearchError> {

@@ -129,17 +129,13 @@ pub struct Storage {
 }
 
 impl Storage {
-    /// A factory for `settings`, on the system clock.
+    /// A factory for `settings`, on the system clock (the stores it opens date their
+    /// writes by it).
     pub fn new(settings: StorageSettings) -> Self {
         Self {
             settings,
             clock: SystemClock::shared(),
         }
-    }
-
-    /// The factory on `clock`: the stores it opens date their writes by it.
-    pub fn with_clock(self, clock: SharedClock) -> Self {
-        Self { clock, ..self }
     }
 
     /// The clock of the stores it opens (and of the commands that use them).
