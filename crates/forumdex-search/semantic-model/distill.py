@@ -9,7 +9,7 @@ teacher passage vectors of the training sample).  See README.md for the recipe.
 import argparse, glob, os, pickle, time
 import numpy as np
 import scipy.sparse as sp
-from common import OUT, tokenize, doc_text, log
+from common import OUT, tokenize, doc_text, log, CYR_RE
 import modelfile
 
 
@@ -85,6 +85,14 @@ def build(args):
     w = weights(words, args.weight, args.sif_a)
     log(f"vocab {len(words)} words, teacher dim {V.shape[1]}")
     E = V
+    if args.lang_shift:
+        # move the Cyrillic words' centroid onto the other words' centroid (language
+        # identity is the strongest direction in the word vectors; cross-language needs it gone)
+        cyr = np.array([bool(CYR_RE.search(x)) for x in words])
+        if cyr.any():
+            E = E.copy()
+            E[cyr] += args.lang_shift * (E[~cyr].mean(0) - E[cyr].mean(0))
+            V = E
     if args.refine == "vectors":
         d = pickle.load(open(f"{OUT}/posts.pkl", "rb"))
         idx = {p: i for i, p in enumerate(d["post_id"])}
@@ -138,6 +146,7 @@ def main():
     ap.add_argument("--pca-center", action="store_true", default=True)
     ap.add_argument("--no-pca-center", dest="pca_center", action="store_false")
     ap.add_argument("--center", action="store_true")
+    ap.add_argument("--lang-shift", type=float, default=0.0)
     build(ap.parse_args())
 
 

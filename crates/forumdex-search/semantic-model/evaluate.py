@@ -2,7 +2,10 @@
 """Measure retrieval on the fixed pool (pool.py) for the semantic query sets.
 
   evaluate.py --model target/distill/model.bin [--sets other-words.tuning,crosslang.tuning]
-              [--teacher] [--bm25] [--title-all] [--rrf-k 60]
+              [--teacher] [--bm25] [--title-all] [--rrf-k 60] [--rrf-w 1.0]
+
+--title-all: the static model embeds every post with its topic title first (replies too);
+the BM25 leg always indexes like the engine (title only for opening posts).
 
 Systems: static (the model file), bm25 (own numpy BM25 over the same pool, k1 1.2, b 0.75),
 rrf (bm25 + static by reciprocal rank fusion over each leg's top 100), and with --teacher
@@ -148,7 +151,8 @@ def run(args):
     t0 = time.process_time()
     Q = model.embed_tokens(qtoks)
     log(f"static: {len(qs)} queries in {(time.process_time() - t0) * 1e6 / len(qs):.0f} us CPU each (python)")
-    bm = BM25(pool["toks"]) if args.bm25 else None
+    # the lexical leg indexes like the engine: topic title only for opening posts
+    bm = BM25(load_pool_docs(False)["toks"]) if args.bm25 else None
 
     def eval_on(mask_idx, tag, teacher=None):
         sub_ids = ids[mask_idx]
@@ -164,7 +168,7 @@ def run(args):
                 bl = [d for d, sc in zip(bl, np.sort(bs)[::-1][:100]) if sc > 0]
                 res.setdefault("bm25", []).append((s, kind) + metrics(bl, e))
                 res.setdefault(f"rrf(bm25,static)", []).append(
-                    (s, kind) + metrics(rrf([bl, st], args.rrf_k), e))
+                    (s, kind) + metrics(rrf([bl, st], args.rrf_k, [1.0, args.rrf_w]), e))
             if teacher is not None:
                 tl = [int(x) for x in sub_ids[topk(teacher[0] @ teacher[1][qi], 100)]]
                 res.setdefault("teacher", []).append((s, kind) + metrics(tl, e))
@@ -197,6 +201,7 @@ def main():
     ap.add_argument("--bm25", action="store_true")
     ap.add_argument("--title-all", action="store_true")
     ap.add_argument("--rrf-k", type=int, default=60)
+    ap.add_argument("--rrf-w", type=float, default=1.0, help="weight of the semantic leg in RRF")
     run(ap.parse_args())
 
 

@@ -5,11 +5,13 @@
 - teacher_pool: the expected posts plus the first 2,000 of those random posts (the
   teacher costs ~5-13 posts per CPU-second, so it is measured on this smaller pool);
 - train: 6,000 posts for distillation, drawn with random.Random(38) among live posts
-  outside the pool with at least 8 tokenizer words (no expected post is ever trained on)."""
+  outside the pool with at least 8 tokenizer words (no expected post is ever trained on);
+- train_ru: 600 more posts outside the pool and train, at least half of their letters
+  Cyrillic, drawn with random.Random(39)."""
 import pickle, random
 from common import OUT, read_sets, ALL_SETS, tokenize, log
 
-N_POOL, N_TEACHER, N_TRAIN = 50000, 2000, 6000
+N_POOL, N_TEACHER, N_TRAIN, N_TRAIN_RU = 50000, 2000, 6000, 600
 
 
 def main():
@@ -35,9 +37,24 @@ def main():
             train.append(p)
             if len(train) == N_TRAIN:
                 break
+    # Russian oversample: the random sample has ~0.6% Russian posts, too few to align the
+    # Cyrillic words; add N_TRAIN_RU posts whose letters are mostly Cyrillic (seed 39)
+    tr = set(train)
+    cand_ru = [p for p in cand if p not in tr]
+    random.Random(39).shuffle(cand_ru)
+    train_ru = []
+    for p in cand_ru:
+        t = d["text"][idx[p]]
+        letters = [c for c in t if c.isalpha()]
+        if len(letters) >= 40 and sum(1 for c in letters if "\u0400" <= c <= "\u04ff") >= 0.5 * len(letters) \
+                and len(tokenize(t)) >= 8:
+            train_ru.append(p)
+            if len(train_ru) == N_TRAIN_RU:
+                break
     pickle.dump({"expected": expected, "pool": pool, "teacher_pool": teacher_pool,
-                 "train": train}, open(f"{OUT}/pool.pkl", "wb"))
-    log(f"expected {len(expected)}, pool {len(pool)}, teacher pool {len(teacher_pool)}, train {len(train)}")
+                 "train": train, "train_ru": train_ru}, open(f"{OUT}/pool.pkl", "wb"))
+    log(f"expected {len(expected)}, pool {len(pool)}, teacher pool {len(teacher_pool)}, "
+        f"train {len(train)}, train_ru {len(train_ru)}")
 
 
 if __name__ == "__main__":
