@@ -82,7 +82,7 @@ def refine_vectors(E0, X, T, lam, iters=60, lr=None):
 
 def build(args):
     words, V = load_words(args.n_vocab)
-    w = weights(words, args.weight, args.sif_a)
+    w = weights(words, args.weight, args.sif_a) ** args.weight_power
     log(f"vocab {len(words)} words, teacher dim {V.shape[1]}")
     E = V
     if args.lang_shift:
@@ -92,12 +92,30 @@ def build(args):
         if cyr.any():
             E = E.copy()
             E[cyr] += args.lang_shift * (E[~cyr].mean(0) - E[cyr].mean(0))
+            # optionally project out the k directions that best separate the two scripts
+            # (leading singular vectors of the class-mean-removed cross-covariance)
+            for _ in range(args.lang_dirs):
+                a, b = E[cyr], E[~cyr]
+                # direction of largest variance difference between the scripts' spreads
+                Ca = np.cov(a[:5000].T); Cb = np.cov(b[:20000].T)
+                ev, evec = np.linalg.eigh(Ca - Cb)
+                dvec = evec[:, np.argmax(np.abs(ev))]
+                E -= np.outer(E @ dvec, dvec)
             V = E
+    if args.abtt:
+        # "all-but-the-top": remove the k dominant directions of the (centred) word vectors
+        C = E[:30000] - E[:30000].mean(0)
+        _, _, Vt = np.linalg.svd(C, full_matrices=False)
+        Uk = Vt[: args.abtt].T
+        E = E - (E @ Uk) @ Uk.T
+        V = E
     if args.refine == "vectors":
         d = pickle.load(open(f"{OUT}/posts.pkl", "rb"))
         idx = {p: i for i, p in enumerate(d["post_id"])}
         ids, T = load_passages("train")
         ids, T = ids[:args.n_train], T[:args.n_train]
+        ids_ru, T_ru = load_passages("train_ru")
+        ids, T = ids + ids_ru, np.concatenate([T, T_ru])
         texts = []
         for p in ids:
             i = idx[p]
@@ -106,12 +124,12 @@ def build(args):
         del d
         vi = {x: k for k, x in enumerate(words)}
         X = bow(texts, vi)
-        X = sp.diags(np.ones(X.shape[0], np.float32)) @ X @ sp.diags(w)
+        X = X @ sp.diags(w)
         keep = np.asarray(X.sum(1)).ravel() > 0
         X, T = X[keep], T[keep]
         T = T / np.linalg.norm(T, axis=1, keepdims=True)
         log(f"refining on {X.shape[0]} posts")
-        E = refine_vectors(V, X.tocsr(), T, args.lam, iters=args.iters)
+        E = refine_vectors(V, X.tocsr(), T, args.lam, iters=args.iters, lr=args.lr or None)
     # PCA (on the words' vectors, unweighted), then fold the weights in
     mu = E.mean(0)
     C = E - mu
@@ -141,12 +159,16 @@ def main():
     ap.add_argument("--refine", default="none")
     ap.add_argument("--lam", type=float, default=1.0)
     ap.add_argument("--iters", type=int, default=60)
+    ap.add_argument("--lr", type=float, default=0.0)
     ap.add_argument("--n-train", type=int, default=100000)
     ap.add_argument("--train-chars", type=int, default=800)
     ap.add_argument("--pca-center", action="store_true", default=True)
     ap.add_argument("--no-pca-center", dest="pca_center", action="store_false")
     ap.add_argument("--center", action="store_true")
     ap.add_argument("--lang-shift", type=float, default=0.0)
+    ap.add_argument("--weight-power", type=float, default=1.0)
+    ap.add_argument("--lang-dirs", type=int, default=0)
+    ap.add_argument("--abtt", type=int, default=0)
     build(ap.parse_args())
 
 

@@ -15,10 +15,10 @@
     ..      D*4 f32         center (only if flag bit 0)
 
 The word weights are already folded into the rows.  Embedding a text (document or query,
-same code): tokenize; s = sum over tokens t found in the vocabulary (every occurrence) of
-row(t) = i8 row * scale; if flag 0: s -= n_found * center... (see embed() below: the center
-is subtracted from the *normalised* mean); the embedding is s / |s| (zero vector when no
-token is known).  Score = dot product of embeddings (cosine)."""
+same code): tokenize (tokenizer v1); s = sum, over every token occurrence found in the
+vocabulary, of row(t) = i8 row * scale[t] (unknown tokens are skipped); e = s / |s| (the
+zero vector when no token is known); if flag bit 0: e = (e - center) / |e - center|.
+Score = dot product of two embeddings (cosine).  The v1 model has no center (flag 0)."""
 import struct
 import numpy as np
 
