@@ -76,7 +76,7 @@ FORUMDEX_RATE_LIMIT_PER_MINUTE=100000000 RUST_LOG=warn \
 server_pid=$!
 for _ in $(seq 1 300); do
     if python3 -c "import urllib.request, sys; urllib.request.urlopen(sys.argv[1], timeout=1)" \
-        "$base/healthz" 2>/dev/null; then
+        "$base/readyz" 2>/dev/null; then
         break
     fi
     if ! kill -0 "$server_pid" 2>/dev/null; then

@@ -45,6 +45,17 @@ command -v chromedriver >/dev/null || apt_install chromium chromium-driver
 
 cargo test --workspace
 
+# The whole API suite once more on PostgreSQL: every test app on a fresh schema of the test
+# server (forumdex-testkit), the tests about SQLite itself skipped with a line saying so.
+api_suite=$(cargo test --workspace --test it --no-run --message-format=json 2>/dev/null |
+    python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "it" \
+            and "/crates/forumdex-api/" in m["target"]["src_path"] and m.get("executable"):
+        print(m["executable"])')
+(cd crates/forumdex-api && FORUMDEX_TEST_STORAGE=postgres "$api_suite")
+
 # The fault tests that need `chattr +i` are ignored by default; run them where it works (probed
 # once, in the temp folder the tests use), else say once that they were not run and why.
 probe=$(mktemp)

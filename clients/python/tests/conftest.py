@@ -120,7 +120,7 @@ def start_server(deployment: Deployment, name: str, env: dict[str, str]) -> Serv
     deadline = time.monotonic() + 60
     while True:
         try:
-            if httpx.get(f"{base_url}/healthz", timeout=1).status_code == 200:
+            if httpx.get(f"{base_url}/readyz", timeout=1).status_code == 200:
                 return Server(base_url, process, log)
         except httpx.HTTPError:
             pass

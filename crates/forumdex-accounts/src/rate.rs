@@ -78,6 +78,12 @@ pub trait RateLimiter: Send + Sync {
         limit: u32,
         now: DateTime<Utc>,
     ) -> Result<RateDecision, RateLimitError>;
+
+    /// Whether the limiter can decide now (for readiness): a shared backend answers. A
+    /// limiter in the process always can.
+    async fn ping(&self) -> Result<(), RateLimitError> {
+        Ok(())
+    }
 }
 
 #[derive(Debug, Default)]

@@ -10,11 +10,12 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use forumdex_accounts::{AccountStore, Email, NewKey};
-use forumdex_api::{Server, Settings};
+use forumdex_api::Server;
 use forumdex_corpus::CorpusRead;
 use forumdex_generate::{GenerateConfig, generate};
 use forumdex_ingest::source::Source;
 use forumdex_ingest::{ImportOptions, import_files};
+use forumdex_settings::Settings;
 use forumdex_sqlite::{SqliteAccountStore, SqliteCorpusStore};
 
 fn main() -> anyhow::Result<()> {

@@ -15,9 +15,9 @@ use forumdex_storage::Storage;
 use crate::clock::Clock;
 use crate::metrics::Metrics;
 use crate::search_sync::SearchSync;
-use crate::settings::Settings;
 use crate::usage::UsageRecorder;
 use crate::wire::Links;
+use forumdex_settings::Settings;
 
 /// Everything a request may need. The corpus is held by its read side only: the HTTP layer
 /// cannot write it.
@@ -72,11 +72,15 @@ impl App {
         )?;
         let search =
             SearchIndexes::open(storage.data_dir()).context("opening the search indexes")?;
+        let start_seq = corpus
+            .read
+            .latest_seq()
+            .context("reading the corpus's newest sequence")?;
         let cursor_secret = storage.cursor_secret()?;
         let images = storage.image_objects()?;
         let links = Links {
-            forum_url: settings.forum_url.clone(),
-            cdn_url: settings.cdn_url.clone(),
+            forum_url: settings.server.forum_url.clone(),
+            cdn_url: settings.server.cdn_url.clone(),
         };
         let app = Self {
             settings,
@@ -90,7 +94,7 @@ impl App {
             metrics: Metrics::default(),
             links,
             search: Arc::new(search),
-            search_sync: SearchSync::default(),
+            search_sync: SearchSync::new(start_seq),
             images,
             clock,
         };

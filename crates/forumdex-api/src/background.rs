@@ -55,7 +55,7 @@ async fn flush_usage(app: Arc<App>) {
 /// Collects corpus versions no live snapshot can see, and deletes expired dashboard sessions
 /// and emailed tokens, once a minute.
 async fn collect_garbage(app: Arc<App>, maintenance: Arc<dyn CorpusMaintenance>) {
-    let lifetime_ms = app.settings.snapshot_seconds as i64 * 1000;
+    let lifetime_ms = app.settings.server.snapshot_seconds as i64 * 1000;
     loop {
         tokio::time::sleep(GC_EVERY).await;
         let maintenance = Arc::clone(&maintenance);
@@ -68,7 +68,7 @@ async fn collect_garbage(app: Arc<App>, maintenance: Arc<dyn CorpusMaintenance>)
         }
         let developers = Arc::clone(&app.developers);
         let now = app.clock.now();
-        let idle = chrono::Duration::seconds(app.settings.session_idle_seconds as i64);
+        let idle = chrono::Duration::seconds(app.settings.dashboard.session_idle_seconds as i64);
         match tokio::task::spawn_blocking(move || developers.purge_expired(now, idle)).await {
             Ok(Ok(0)) => {}
             Ok(Ok(deleted)) => tracing::info!(deleted, "purged expired sessions and tokens"),

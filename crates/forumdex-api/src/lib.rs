@@ -2,7 +2,7 @@
 //! endpoints, on axum. The HTTP layer only reads the corpus; it writes only the accounts
 //! ledger (one charge per successful operation).
 //!
-//! - [`settings`]: the typed settings tree; [`server`]: build, bind, serve, shut down;
+//! - [`server`]: build, bind, serve, shut down (from `forumdex-settings`' tree);
 //!   [`background`]: garbage collection and the search sync; [`clock`]: the injected time.
 //! - [`app`]: shared state; [`router`]: the routes and layers; [`pipeline`]: the
 //!   middleware in its order.
@@ -31,11 +31,9 @@ pub mod router;
 pub mod routes;
 pub mod search_sync;
 pub mod server;
-pub mod settings;
 pub mod usage;
 pub mod wire;
 
 pub use app::App;
 pub use clock::{Clock, ManualClock, SharedClock, SystemClock};
 pub use server::Server;
-pub use settings::Settings;

@@ -118,7 +118,11 @@ pub async fn client_addr(
     mut request: Request,
     next: Next,
 ) -> Response {
-    let ip = client_ip(peer.ip(), request.headers(), &app.settings.trusted_proxies);
+    let ip = client_ip(
+        peer.ip(),
+        request.headers(),
+        &app.settings.server.trusted_proxies,
+    );
     request
         .extensions_mut()
         .insert(forumdex_dashboard::ClientAddr(ip));
@@ -169,7 +173,7 @@ async fn charge_for(
 ) -> Result<Response, ApiError> {
     // Only the work before the debit is bounded: a timeout firing during the debit would
     // answer 503 for a request that was charged.
-    let deadline = Duration::from_millis(app.settings.request_timeout_ms);
+    let deadline = Duration::from_millis(app.settings.server.request_timeout_ms);
     let (mut response, debit) = tokio::time::timeout(
         deadline,
         operate(app, peer, request, next, decision_out, key_out),
@@ -193,7 +197,7 @@ async fn charge_for(
     let Some(remaining) = remaining else {
         // The balance ran out while the work was done: the response is dropped.
         return Err(ApiError::PaymentRequired {
-            topup_url: app.settings.topup_url.clone(),
+            topup_url: app.settings.server.topup_url.clone(),
         });
     };
     app.metrics.charged();
@@ -249,13 +253,17 @@ async fn operate(
         }
     };
     *key_out = Some(key.key_id.clone());
-    let source_ip = client_ip(peer.ip(), request.headers(), &app.settings.trusted_proxies);
+    let source_ip = client_ip(
+        peer.ip(),
+        request.headers(),
+        &app.settings.server.trusted_proxies,
+    );
     if !key.allow.allows(source_ip) {
         return Err(ApiError::Forbidden { source_ip });
     }
     let decision = app
         .rate_limiter
-        .check(&key.key_id, app.settings.rate_limit_per_minute, now)
+        .check(&key.key_id, app.settings.server.rate_limit_per_minute, now)
         .await?;
     *decision_out = Some(decision);
     if !decision.allowed {
@@ -267,7 +275,7 @@ async fn operate(
     let account_id = key.account_id;
     if balance? == 0 {
         return Err(ApiError::PaymentRequired {
-            topup_url: app.settings.topup_url.clone(),
+            topup_url: app.settings.server.topup_url.clone(),
         });
     }
     let request_id = request

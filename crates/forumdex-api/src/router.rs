@@ -21,7 +21,7 @@ use crate::routes;
 /// The router: free endpoints, paid `/api/v1` operations behind [`pipeline::paid`], and the
 /// layers of [`pipeline`] in their order (the last `layer` call is the outermost).
 pub fn router(app: Arc<App>) -> Router {
-    let request_timeout = Duration::from_millis(app.settings.request_timeout_ms);
+    let request_timeout = Duration::from_millis(app.settings.server.request_timeout_ms);
     // `paid` bounds the operation by `request_timeout_ms` itself: a timeout around it could
     // fire while the debit commits and answer 503 for a request that was charged.
     let paid = Router::new()
@@ -69,7 +69,7 @@ pub fn router(app: Arc<App>) -> Router {
         .layer(HandleErrorLayer::new(overloaded))
         .load_shed()
         .layer(GlobalConcurrencyLimitLayer::new(
-            app.settings.max_concurrent_requests,
+            app.settings.server.max_concurrent_requests,
         ))
         .layer(CatchPanicLayer::custom(panicked));
     Router::new()

@@ -18,7 +18,7 @@ use crate::app::App;
 use crate::background::Background;
 use crate::clock::{Clock, SystemClock};
 use crate::router::router;
-use crate::settings::Settings;
+use forumdex_settings::Settings;
 
 /// How long in-flight requests may finish after a shutdown signal.
 const DRAIN: Duration = Duration::from_secs(10);
@@ -33,7 +33,7 @@ pub struct Server {
 
 impl Server {
     /// Opens the backends the settings name for the data folder `data_dir` and binds
-    /// `settings.listen` (port 0 picks a port), on the system clock.
+    /// `settings.server.listen` (port 0 picks a port), on the system clock.
     pub async fn build(settings: Settings, data_dir: &Path) -> anyhow::Result<Self> {
         Self::build_with_clock(settings, data_dir, Arc::new(SystemClock)).await
     }
@@ -44,8 +44,8 @@ impl Server {
         data_dir: &Path,
         clock: Arc<dyn Clock>,
     ) -> anyhow::Result<Self> {
-        let storage = settings.storage(data_dir);
-        let tls = match settings.tls() {
+        let storage = settings.storage.factory(data_dir);
+        let tls = match settings.server.tls() {
             Some((cert, key)) => {
                 let _ = rustls::crypto::ring::default_provider().install_default();
                 Some(
@@ -62,8 +62,8 @@ impl Server {
             }
             None => None,
         };
-        let listener = TcpListener::bind(settings.listen)
-            .with_context(|| format!("cannot listen on {}", settings.listen))?;
+        let listener = TcpListener::bind(settings.server.listen)
+            .with_context(|| format!("cannot listen on {}", settings.server.listen))?;
         listener.set_nonblocking(true)?;
         let bound = listener.local_addr().context("reading the bound address")?;
         let settings = settings.with_bound_address(bound);

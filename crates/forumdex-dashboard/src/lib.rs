@@ -33,7 +33,7 @@ use forumdex_accounts::DeveloperStore;
 use forumdex_clock::SharedClock;
 use forumdex_payments::{PaymentProvider, StripeProvider, TestProvider};
 
-pub use config::{CreditPack, DEFAULT_CREDIT_PACKS, DashboardConfig};
+pub use config::DashboardConfig;
 pub use mail::{Mailer, OutboxMailer, SmtpMailer};
 
 /// The client address the server saw (trusted proxies applied), inserted as a request

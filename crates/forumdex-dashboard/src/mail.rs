@@ -74,12 +74,6 @@ fn seven_bit(text: &str) -> Option<Body> {
     })
 }
 
-/// Parses the sender (setting `mail_from`).
-pub fn parse_from(text: &str) -> Result<Mailbox, String> {
-    text.parse()
-        .map_err(|err| format!("mail_from {text:?} is not an address: {err}"))
-}
-
 /// Mail over SMTP (`smtp://host:port`, `smtps://user:pass@host`, `smtp://host?tls=required`,
 /// as lettre reads them).
 pub struct SmtpMailer {
@@ -173,7 +167,7 @@ mod tests {
     #[tokio::test]
     async fn the_outbox_holds_one_readable_file_per_message() {
         let dir = tempfile::tempdir().unwrap();
-        let from = parse_from("forumdex <no-reply@example.com>").unwrap();
+        let from: Mailbox = "forumdex <no-reply@example.com>".parse().unwrap();
         let outbox = OutboxMailer::new(
             dir.path().join("outbox"),
             from,

@@ -135,4 +135,13 @@ impl RateLimiter for RedisRateLimiter {
             now_ms,
         ))
     }
+
+    async fn ping(&self) -> Result<(), RateLimitError> {
+        let mut connection = self.connection().await?;
+        redis::cmd("PING")
+            .query_async::<String>(&mut connection)
+            .await
+            .map(drop)
+            .map_err(|err| RateLimitError(Box::new(err)))
+    }
 }

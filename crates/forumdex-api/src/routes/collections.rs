@@ -235,8 +235,8 @@ async fn page(
     let stated = StatedOptions::parse(&params)?;
     let now = Millis::now(&*app.clock);
     let lifetimes = Lifetimes {
-        snapshot_ms: app.settings.snapshot_seconds as i64 * 1000,
-        idle_ms: app.settings.cursor_idle_seconds as i64 * 1000,
+        snapshot_ms: app.settings.server.snapshot_seconds as i64 * 1000,
+        idle_ms: app.settings.server.cursor_idle_seconds as i64 * 1000,
     };
     let account_id = caller.account_id.get();
     let resumed = params

@@ -17,16 +17,23 @@ pub async fn healthz() -> Json<Value> {
     Json(json!({"status": "ok"}))
 }
 
-/// 200 when the corpus and account stores answer; 503 otherwise.
+/// 200 when the node can answer paid requests: the corpus and account stores answer, so does
+/// the rate limiter (a Redis one; with `rate_limiter_fallback = "local"` the node counts
+/// alone instead), and the search indexes have caught up with the corpus as it was when the
+/// node started; 503 with the contract's error body naming the part otherwise.
 pub async fn readyz(State(app): State<Arc<App>>) -> Result<Json<Value>, ApiError> {
     let corpus = Arc::clone(&app.corpus);
     let now = Millis::now(&*app.clock);
     let snapshot = blocking(move || corpus.snapshot(now)).await?;
     let accounts = Arc::clone(&app.accounts);
     blocking(move || accounts.ping()).await?;
-    Ok(Json(
-        json!({"status": "ready", "corpus_sequence": snapshot.seq}),
-    ))
+    app.rate_limiter.ping().await?;
+    app.search_sync.require_caught_up(&app.search)?;
+    Ok(Json(json!({
+        "status": "ready",
+        "corpus_sequence": snapshot.seq,
+        "search_sequence": app.search.synced_seq().unwrap_or(0).max(app.search_sync.synced_seq()),
+    })))
 }
 
 /// Prometheus text format.

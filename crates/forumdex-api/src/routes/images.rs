@@ -62,6 +62,7 @@ pub async fn search_images(
             )));
         }
     };
+    app.search_sync.require_caught_up(&app.search)?;
     let indexes = Arc::clone(&app.search);
     let corpus = Arc::clone(&app.corpus);
     let now = Millis::now(&*app.clock);

@@ -34,6 +34,7 @@ pub async fn search(
 ) -> Result<Json<SearchResponse>, ApiError> {
     let params = QueryParams::parse(query.as_deref(), PARAMETERS)?;
     let request = parse_request(&params)?;
+    app.search_sync.require_caught_up(&app.search)?;
     let indexes = Arc::clone(&app.search);
     let corpus = Arc::clone(&app.corpus);
     let now = Millis::now(&*app.clock);

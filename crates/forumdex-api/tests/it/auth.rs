@@ -3,7 +3,7 @@
 
 use std::net::IpAddr;
 
-use forumdex_accounts::{AccountStore, AllowEntry, Allowlist};
+use forumdex_accounts::{AllowEntry, Allowlist};
 use forumdex_api::client_ip::client_ip;
 use forumdex_clock::{Clock as _, SystemClock};
 use reqwest::StatusCode;
@@ -183,16 +183,19 @@ async fn an_ipv4_mapped_peer_matches_ipv4_entries() {
         assert_eq!(response.status(), StatusCode::OK);
     }
     // An allowlist changed to the mapped form still matches.
-    let key = server.accounts.list_keys(account).expect("keys")[1]
+    let key = server
+        .store(|accounts| accounts.list_keys(account))
+        .expect("keys")[1]
         .key_id
         .clone();
     server
-        .accounts
-        .update_allowlist(
-            &key,
-            &[AllowEntry::parse("::ffff:127.0.0.1").expect("entry")],
-            &[],
-        )
+        .store(|accounts| {
+            accounts.update_allowlist(
+                &key,
+                &[AllowEntry::parse("::ffff:127.0.0.1").expect("entry")],
+                &[],
+            )
+        })
         .expect("allow");
     let response = server
         .client
@@ -222,8 +225,7 @@ async fn checks_run_in_order_and_refusals_use_no_rate_budget() {
     // Revoked and denied by address: 401 comes first.
     let (other_id, other) = server.key(account, &["10.0.0.0/8"]);
     server
-        .accounts
-        .revoke_key(&other_id, SystemClock.now())
+        .store(|accounts| accounts.revoke_key(&other_id, SystemClock.now()))
         .expect("revoke");
     expect_error(
         server.get(POST, Some(&other)).await,
@@ -233,12 +235,13 @@ async fn checks_run_in_order_and_refusals_use_no_rate_budget() {
 
     // Allowed again: the full budget of 2 is there.
     server
-        .accounts
-        .update_allowlist(
-            &key_id,
-            &[AllowEntry::parse("127.0.0.1").expect("entry")],
-            &[],
-        )
+        .store(|accounts| {
+            accounts.update_allowlist(
+                &key_id,
+                &[AllowEntry::parse("127.0.0.1").expect("entry")],
+                &[],
+            )
+        })
         .expect("allow");
     for remaining in ["1", "0"] {
         let response = server.get(POST, Some(&secret)).await;

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use chrono::Duration;
-use forumdex_accounts::{AccountId, AccountStore, DeveloperStore, Email, TopupStatus};
+use forumdex_accounts::{AccountId, Email, TopupStatus};
 use forumdex_payments::{TestOutcome, TestProvider, signature};
 use reqwest::header;
 
@@ -175,8 +175,7 @@ async fn developer(app: &TestApp, email: &str) -> Browser {
 }
 
 fn account_of(app: &TestApp, email: &str) -> AccountId {
-    app.accounts
-        .login_by_email(&Email::parse(email).unwrap())
+    app.store(|accounts| accounts.login_by_email(&Email::parse(email).unwrap()))
         .unwrap()
         .expect("a login")
         .account_id
@@ -534,7 +533,9 @@ async fn forms_without_this_sites_token_or_origin_are_refused() {
     );
     let account = account_of(&app, "dev@example.com");
     assert!(
-        app.accounts.list_keys(account).unwrap().is_empty(),
+        app.store(|accounts| accounts.list_keys(account))
+            .unwrap()
+            .is_empty(),
         "no key was made"
     );
 }
@@ -593,7 +594,12 @@ async fn allowlists_are_validated_and_apply_at_the_next_request() {
         "the refusal names the entry"
     );
     let key = forumdex_accounts::KeyId::parse(&key_id).unwrap();
-    assert!(app.accounts.key(&key).unwrap().allow.is_empty());
+    assert!(
+        app.store(|accounts| accounts.key(&key))
+            .unwrap()
+            .allow
+            .is_empty()
+    );
     let saved = post(
         &app,
         &format!("{path}/allowlist"),
@@ -757,7 +763,10 @@ async fn webhooks_credit_once_and_refuse_what_they_cannot_trust() {
         &[("csrf", &browser.csrf), ("pack", "0")],
     )
     .await;
-    let topup = app.accounts.topups(account).unwrap().remove(0);
+    let topup = app
+        .store(|accounts| accounts.topups(account))
+        .unwrap()
+        .remove(0);
     let reference = topup.reference.clone().unwrap();
     let provider = TestProvider::new("http://127.0.0.1:9", WEBHOOK_SECRET.to_owned());
     let now = app.app.clock.now().timestamp();
@@ -767,7 +776,7 @@ async fn webhooks_credit_once_and_refuse_what_they_cannot_trust() {
     let (status, text) = deliver(&app, body, &sig).await;
     assert_eq!(status, 200);
     assert!(text.contains("Rejected"), "{text}");
-    assert_eq!(app.accounts.balance(account).unwrap(), 2);
+    assert_eq!(app.store(|accounts| accounts.balance(account)).unwrap(), 2);
 
     // A tampered body, another secret, a stale timestamp: refused before anything is read.
     let (body, sig) = provider.event(TestOutcome::Pay, &reference, topup.id, 100, "usd", now);
@@ -779,7 +788,7 @@ async fn webhooks_credit_once_and_refuse_what_they_cannot_trust() {
     let stale = signature::sign(WEBHOOK_SECRET, now - 3600, &body);
     assert_eq!(deliver(&app, body.clone(), &stale).await.0, 400);
     assert_eq!(deliver(&app, body.clone(), "").await.0, 400);
-    assert_eq!(app.accounts.balance(account).unwrap(), 2);
+    assert_eq!(app.store(|accounts| accounts.balance(account)).unwrap(), 2);
 
     // A refund delivered before its payment is asked for again (503), not lost.
     let (early, early_sig) = provider.refund_event(topup.id, 100, 100, "usd", now);
@@ -789,29 +798,33 @@ async fn webhooks_credit_once_and_refuse_what_they_cannot_trust() {
     for _ in 0..3 {
         assert_eq!(deliver(&app, body.clone(), &sig).await.0, 200);
     }
-    assert_eq!(app.accounts.balance(account).unwrap(), 7);
+    assert_eq!(app.store(|accounts| accounts.balance(account)).unwrap(), 7);
     assert_eq!(
-        app.accounts.topup(topup.id).unwrap().status,
+        app.store(|accounts| accounts.topup(topup.id))
+            .unwrap()
+            .status,
         TopupStatus::Paid
     );
     // A late expiry changes nothing; a refund takes the credits back.
     let (body, sig) = provider.event(TestOutcome::Expire, &reference, topup.id, 100, "usd", now);
     assert_eq!(deliver(&app, body, &sig).await.0, 200);
     assert_eq!(
-        app.accounts.topup(topup.id).unwrap().status,
+        app.store(|accounts| accounts.topup(topup.id))
+            .unwrap()
+            .status,
         TopupStatus::Paid
     );
     let (body, sig) = provider.refund_event(topup.id, 100, 100, "usd", now);
     assert_eq!(deliver(&app, body, &sig).await.0, 200);
-    assert_eq!(app.accounts.balance(account).unwrap(), 2);
+    assert_eq!(app.store(|accounts| accounts.balance(account)).unwrap(), 2);
     let (status, text) = deliver(&app, early, &early_sig).await;
     assert_eq!(status, 200, "the early delivery again, now applied: {text}");
     assert_eq!(
-        app.accounts.balance(account).unwrap(),
+        app.store(|accounts| accounts.balance(account)).unwrap(),
         2,
         "a refund counts once"
     );
-    let ledger = app.accounts.ledger(account).unwrap();
+    let ledger = app.store(|accounts| accounts.ledger(account)).unwrap();
     let topups: Vec<_> = ledger
         .iter()
         .filter(|row| row.operation == "topup")

@@ -42,6 +42,10 @@ async fn all_200(server: &TestApp, secret: &str, paths: &[&str]) {
 /// batch): in WAL mode readers go on, so the API answers and charges as usual.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_corpus_locked_for_writing_by_another_process_still_serves() {
+    if !crate::harness::embedded_only("a_corpus_locked_for_writing_by_another_process_still_serves")
+    {
+        return;
+    }
     let server = TestApp::start().await;
     let (account, _, secret) = server.funded(20);
     let lock = Connection::open(server.dir.path().join(SqliteCorpusStore::FILE_NAME))
@@ -59,6 +63,11 @@ async fn a_corpus_locked_for_writing_by_another_process_still_serves() {
 /// so the computed 200s are dropped and the clients get 503, uncharged. Then it recovers.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_debit_blocked_by_a_locked_accounts_database_is_503_and_free() {
+    if !crate::harness::embedded_only(
+        "a_debit_blocked_by_a_locked_accounts_database_is_503_and_free",
+    ) {
+        return;
+    }
     let server = TestApp::start().await;
     let (account, _, secret) = server.funded(20);
     let before = server.money(account);
@@ -75,6 +84,9 @@ async fn a_debit_blocked_by_a_locked_accounts_database_is_503_and_free() {
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs chattr +i (root with CAP_LINUX_IMMUTABLE, on a file system with the immutable attribute); scripts/test.sh runs it where that works"]
 async fn a_read_only_data_folder_is_503_and_free_never_500() {
+    if !crate::harness::embedded_only("a_read_only_data_folder_is_503_and_free_never_500") {
+        return;
+    }
     let server = TestApp::start().await;
     let (account, _, secret) = server.funded(20);
     // Warm up: the pooled connections exist and hold their files open.

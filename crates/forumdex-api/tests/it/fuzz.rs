@@ -25,7 +25,7 @@ use std::io::Write as _;
 use std::net::SocketAddr;
 
 use chrono::Duration;
-use forumdex_accounts::{AccountId, AccountStore, LedgerEntry};
+use forumdex_accounts::{AccountId, LedgerEntry};
 use forumdex_clock::{Clock as _, SystemClock};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -160,13 +160,13 @@ impl Fuzz {
         let (_, allowlisted) = server.key(a, &["10.0.0.0/8"]);
         let (revoked_id, revoked) = server.key(a, &[]);
         server
-            .accounts
-            .revoke_key(&revoked_id, SystemClock.now())
+            .store(|accounts| accounts.revoke_key(&revoked_id, SystemClock.now()))
             .expect("revoke");
         let (expired_id, expired) = server.key(a, &[]);
         server
-            .accounts
-            .set_key_expiry(&expired_id, Some(SystemClock.now() - Duration::hours(1)))
+            .store(|accounts| {
+                accounts.set_key_expiry(&expired_id, Some(SystemClock.now() - Duration::hours(1)))
+            })
             .expect("expire");
         let accounts = vec![a, b, c];
         let before = accounts.iter().map(|&id| server.money(id)).collect();

@@ -12,6 +12,11 @@
 //!
 //! Tests send `reqwest` requests either way ([`TestApp::send`]) and get `reqwest::Response`s
 //! back, so one test body fits both modes.
+//!
+//! The storage is the embedded one unless `FORUMDEX_TEST_STORAGE=postgres` ([`Backend`]):
+//! then every app gets a fresh schema of the test PostgreSQL server (forumdex-testkit), so
+//! the whole suite runs on both backends. Tests about SQLite itself (locked files, its
+//! schema) say so with [`embedded_only`].
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -21,13 +26,14 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::ConnectInfo;
 use chrono::{DateTime, Duration, Utc};
-use forumdex_accounts::{AccountId, AccountStore, Allowlist, Email, KeyId, LedgerEntry, NewKey};
+use forumdex_accounts::{AccountId, Allowlist, DeveloperStore, Email, KeyId, LedgerEntry, NewKey};
 use forumdex_api::background::Background;
 use forumdex_api::router::router;
-use forumdex_api::{App, ManualClock, Server, Settings};
+use forumdex_api::{App, ManualClock, Server};
 use forumdex_clock::{Clock as _, SystemClock};
 use forumdex_corpus::{CorpusWrite, Millis, Observation};
-use forumdex_sqlite::{SqliteAccountStore, SqliteCorpusStore};
+use forumdex_settings::Settings;
+use forumdex_storage::Storage;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use tokio::sync::oneshot;
@@ -69,8 +75,49 @@ pub fn seed_lines() -> Vec<String> {
     .collect()
 }
 
-/// A step over the data folder before the app opens it.
-type Prepare<'a> = Box<dyn FnOnce(&Path) + Send + 'a>;
+/// A step over the storage before the app opens it.
+type Prepare<'a> = Box<dyn FnOnce(&Storage) + Send + 'a>;
+
+/// The storage the suite runs on: `FORUMDEX_TEST_STORAGE` (`embedded`, the default, or
+/// `postgres`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// The data folder's SQLite databases.
+    Embedded,
+    /// A fresh schema of the test PostgreSQL server per app.
+    Postgres,
+}
+
+impl Backend {
+    /// The backend this run of the suite uses.
+    pub fn of_this_run() -> Self {
+        match std::env::var("FORUMDEX_TEST_STORAGE").as_deref() {
+            Err(_) | Ok("" | "embedded") => Self::Embedded,
+            Ok("postgres") => Self::Postgres,
+            Ok(other) => panic!("FORUMDEX_TEST_STORAGE={other:?}: expected embedded or postgres"),
+        }
+    }
+
+    /// The settings that put an app on this backend (none for the embedded one).
+    pub fn settings(self) -> String {
+        match self {
+            Self::Embedded => String::new(),
+            Self::Postgres => format!(
+                "storage = \"postgres\"\ndatabase_url = \"{}\"\nrate_limiter = \"local\"\n",
+                off_runtime(forumdex_testkit::postgres::fresh_schema_url)
+            ),
+        }
+    }
+}
+
+/// Whether a test about the embedded storage itself runs in this run; when not, it says so.
+pub fn embedded_only(test: &str) -> bool {
+    let embedded = Backend::of_this_run() == Backend::Embedded;
+    if !embedded {
+        eprintln!("{test}: about the embedded storage, skipped on this run's backend");
+    }
+    embedded
+}
 
 /// How a [`TestApp`] is made.
 #[must_use]
@@ -96,9 +143,9 @@ impl<'a> TestAppBuilder<'a> {
         self
     }
 
-    /// Fills the data folder (after the seed corpus, before the app opens it), as an
-    /// operator's `forumdex import` would before `forumdex serve`.
-    pub fn prepare(mut self, prepare: impl FnOnce(&Path) + Send + 'a) -> Self {
+    /// Fills the storage (after the seed corpus, before the app opens it), as an operator's
+    /// `forumdex import` would before `forumdex serve`.
+    pub fn prepare(mut self, prepare: impl FnOnce(&Storage) + Send + 'a) -> Self {
         self.prepare = Some(Box::new(prepare));
         self
     }
@@ -128,14 +175,29 @@ impl<'a> TestAppBuilder<'a> {
     /// Like [`TestAppBuilder::start`], but reports a failure to build (or bind).
     pub async fn try_start(self) -> anyhow::Result<TestApp> {
         let dir = tempfile::tempdir().expect("temp dir");
-        if self.seed {
-            import_into(dir.path(), &seed_lines(), Millis::now(&SystemClock));
-        }
-        if let Some(prepare) = self.prepare {
-            prepare(dir.path());
-        }
         let listen = self.socket.as_deref().unwrap_or(UNBOUND);
-        let settings = settings(dir.path(), listen, &self.toml);
+        let toml = if self.toml.contains("storage =") {
+            self.toml
+        } else {
+            Backend::of_this_run().settings() + &self.toml
+        };
+        let settings = settings(dir.path(), listen, &toml);
+        let storage = settings.storage.factory(dir.path());
+        let (seed, prepare) = (self.seed, self.prepare);
+        let (corpus, accounts) = off_runtime(|| -> anyhow::Result<_> {
+            if Backend::of_this_run() == Backend::Postgres {
+                storage.migrate_database()?;
+            }
+            let corpus = storage.corpus()?.write;
+            let accounts = storage.developer_accounts()?;
+            if seed {
+                import_batch(corpus.as_ref(), &seed_lines(), Millis::now(&SystemClock));
+            }
+            if let Some(prepare) = prepare {
+                prepare(&storage);
+            }
+            Ok((corpus, accounts))
+        })?;
         let clock = Arc::new(ManualClock::new(self.start));
         let (app, addr, mode) = match self.socket {
             Some(_) => {
@@ -153,9 +215,9 @@ impl<'a> TestAppBuilder<'a> {
                 (app, addr, mode)
             }
             None => {
-                let addr = settings.listen;
-                let storage = settings.storage(dir.path());
-                let (app, maintenance) = App::build(settings, &storage, clock.clone())?;
+                let addr = settings.server.listen;
+                let (app, maintenance) =
+                    off_runtime(|| App::build(settings, &storage, clock.clone()))?;
                 let app = Arc::new(app);
                 let mode = Mode::InProcess {
                     router: router(Arc::clone(&app)),
@@ -165,8 +227,14 @@ impl<'a> TestAppBuilder<'a> {
                 (app, addr, mode)
             }
         };
-        let corpus = SqliteCorpusStore::open(dir.path()).expect("open corpus");
-        let accounts = SqliteAccountStore::open_in(dir.path()).expect("open accounts db");
+        // As a load balancer would, wait for readiness: search answers 503 until the
+        // node's indexes have caught up with the corpus it started on.
+        tokio::time::timeout(
+            std::time::Duration::from_secs(120),
+            app.search_sync.wait_caught_up(),
+        )
+        .await
+        .expect("the search indexes catch up with the seed corpus");
         let client = reqwest::Client::builder()
             .no_proxy()
             .build()
@@ -213,14 +281,28 @@ pub fn settings(dir: &Path, listen: &str, toml: &str) -> Settings {
     Settings::load(Some(&file), vec![], &flags).expect("settings from file")
 }
 
-/// Imports `lines` as one batch into the corpus of `dir` at `now`, as `forumdex import`
-/// would; returns the batch's sequence (`None`: nothing new).
-pub fn import_into(dir: &Path, lines: &[String], now: Millis) -> Option<i64> {
-    let store = SqliteCorpusStore::open(dir).expect("open corpus");
-    import_batch(&store, lines, now)
+/// Runs a blocking store call where blocking is allowed: on a thread of its own, never on an
+/// async worker (PostgreSQL's blocking client refuses to run inside a runtime), and, on a
+/// multi-threaded runtime, with the worker's other tasks handed off while it waits.
+pub fn off_runtime<T: Send>(call: impl FnOnce() -> T + Send) -> T {
+    let run = || {
+        std::thread::scope(|scope| match scope.spawn(call).join() {
+            Ok(value) => value,
+            Err(panic) => std::panic::resume_unwind(panic),
+        })
+    };
+    let multi_thread = tokio::runtime::Handle::try_current()
+        .is_ok_and(|handle| handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+    if multi_thread {
+        tokio::task::block_in_place(run)
+    } else {
+        run()
+    }
 }
 
-fn import_batch(store: &SqliteCorpusStore, lines: &[String], now: Millis) -> Option<i64> {
+/// Imports `lines` as one batch into `store` at `now`, as `forumdex import` would; returns
+/// the batch's sequence (`None`: nothing new).
+pub fn import_batch(store: &dyn CorpusWrite, lines: &[String], now: Millis) -> Option<i64> {
     let observations: Vec<Observation> = lines
         .iter()
         .map(|line| Observation::parse_line(line.as_bytes()).expect("valid corpus line"))
@@ -248,10 +330,12 @@ pub struct TestApp {
     pub app: Arc<App>,
     /// The app's clock: move it instead of sleeping.
     pub clock: Arc<ManualClock>,
-    /// A corpus writer on the same folder (the importer's view).
-    pub corpus: SqliteCorpusStore,
-    /// The accounts database the app uses, opened separately (the operator's view).
-    pub accounts: SqliteAccountStore,
+    /// A corpus writer on the same storage (the importer's view): use it through
+    /// [`TestApp::importer`].
+    corpus: Arc<dyn CorpusWrite>,
+    /// The accounts the app uses, opened separately (the operator's view): use them through
+    /// [`TestApp::store`].
+    accounts: Arc<dyn DeveloperStore>,
     /// A client that never goes through a proxy; send its requests with [`TestApp::send`].
     pub client: reqwest::Client,
     mode: Mode,
@@ -355,8 +439,7 @@ impl TestApp {
     /// Creates an account holding `credits`.
     pub fn account(&self, credits: u64) -> AccountId {
         let email = Email::parse("dev@example.com").expect("valid email");
-        self.accounts
-            .create_account(&email, credits, self.clock_now())
+        self.store(|accounts| accounts.create_account(&email, credits, self.clock_now()))
             .expect("create account")
     }
 
@@ -367,8 +450,7 @@ impl TestApp {
             ..NewKey::default()
         };
         let created = self
-            .accounts
-            .create_key(account, &new, self.clock_now())
+            .store(|accounts| accounts.create_key(account, &new, self.clock_now()))
             .expect("create key");
         (
             created.info.key_id,
@@ -401,31 +483,33 @@ impl TestApp {
 
     /// Revokes the caller's key.
     pub fn revoke(&self, caller: &Caller) {
-        self.accounts
-            .revoke_key(&caller.key_id, self.clock_now())
+        self.store(|accounts| accounts.revoke_key(&caller.key_id, self.clock_now()))
             .expect("revoke");
     }
 
     /// Expires a key without waiting: its expiry a minute ahead of the clock, then the
     /// clock two minutes on.
     pub fn expire(&self, key_id: &KeyId) {
-        self.accounts
-            .set_key_expiry(key_id, Some(self.clock_now() + Duration::minutes(1)))
+        let at = self.clock_now() + Duration::minutes(1);
+        self.store(|accounts| accounts.set_key_expiry(key_id, Some(at)))
             .expect("set expiry");
         self.clock.advance(Duration::minutes(2));
     }
 
     /// The balance and ledger of an account.
     pub fn money(&self, account: AccountId) -> (u64, Vec<LedgerEntry>) {
-        (
-            self.accounts.balance(account).expect("balance"),
-            self.accounts.ledger(account).expect("ledger"),
-        )
+        self.store(|accounts| {
+            (
+                accounts.balance(account).expect("balance"),
+                accounts.ledger(account).expect("ledger"),
+            )
+        })
     }
 
     /// The caller's balance.
     pub fn balance(&self, caller: &Caller) -> u64 {
-        self.accounts.balance(caller.account).expect("balance")
+        self.store(|accounts| accounts.balance(caller.account))
+            .expect("balance")
     }
 
     /// Imports corpus lines as one batch at the clock's time; returns that time (the
@@ -439,14 +523,21 @@ impl TestApp {
     /// Imports corpus lines as one batch at `now`; returns the batch's sequence (`None`:
     /// nothing new), for [`forumdex_api::search_sync::SearchSync::wait_for`].
     pub fn import_seq(&self, lines: &[String], now: Millis) -> Option<i64> {
-        let multi_thread = tokio::runtime::Handle::try_current().is_ok_and(|handle| {
-            handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
-        });
-        if multi_thread {
-            tokio::task::block_in_place(|| import_batch(&self.corpus, lines, now))
-        } else {
-            import_batch(&self.corpus, lines, now)
-        }
+        self.importer(|corpus| import_batch(corpus, lines, now))
+    }
+
+    /// Runs `call` on the operator's accounts store, off the async runtime (see
+    /// [`off_runtime`]).
+    pub fn store<T: Send>(&self, call: impl FnOnce(&dyn DeveloperStore) -> T + Send) -> T {
+        let accounts = self.accounts.as_ref();
+        off_runtime(|| call(accounts))
+    }
+
+    /// Runs `call` on the importer's corpus writer, off the async runtime (see
+    /// [`off_runtime`]).
+    pub fn importer<T: Send>(&self, call: impl FnOnce(&dyn CorpusWrite) -> T + Send) -> T {
+        let corpus = self.corpus.as_ref();
+        off_runtime(|| call(corpus))
     }
 
     /// `GET path_and_query` with the caller's key, parsed, its body checked against the
@@ -544,4 +635,26 @@ impl Drop for TestApp {
             }
         }
     }
+}
+
+/// `GET path` through `router` in-process from [`DEFAULT_PEER`], with `key` as
+/// `Authorization: Bearer`: the status and the JSON body. For apps built without a
+/// [`TestApp`] around them.
+pub async fn send_in_process(router: Router, path: &str, key: Option<&str>) -> (u16, Value) {
+    let mut request = axum::http::Request::get(path);
+    if let Some(key) = key {
+        request = request.header("authorization", format!("Bearer {key}"));
+    }
+    let mut request = request.body(axum::body::Body::empty()).expect("a request");
+    request.extensions_mut().insert(ConnectInfo(DEFAULT_PEER));
+    let response = router
+        .oneshot(request)
+        .await
+        .expect("the router is infallible");
+    let status = response.status().as_u16();
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .expect("the response body is read");
+    let body = serde_json::from_slice(&bytes).expect("a JSON body");
+    (status, body)
 }

@@ -6,13 +6,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Cursor;
 use std::path::Path;
-use std::sync::Arc;
 
 use forumdex_clock::SystemClock;
-use forumdex_images::LocalImageObjects;
 use forumdex_ingest::source::Source;
 use forumdex_ingest::{ImportOptions, ImportSummary, import_files};
-use forumdex_sqlite::SqliteCorpusStore;
+use forumdex_storage::Storage;
 use image::{DynamicImage, ImageFormat, RgbaImage};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -153,9 +151,9 @@ fn corpus_lines() -> Vec<String> {
     lines.iter().map(Value::to_string).collect()
 }
 
-/// Writes the corpus and its image files under `corpus_dir`, then imports it into `data` with
-/// the real importer and image stage.
-fn import_corpus(corpus_dir: &Path, data: &Path) -> ImportSummary {
+/// Writes the corpus and its image files under `corpus_dir`, then imports it into `storage`
+/// with the real importer and image stage.
+fn import_corpus(corpus_dir: &Path, storage: &Storage) -> ImportSummary {
     std::fs::create_dir_all(corpus_dir.join("img")).unwrap();
     for original in ORIGINALS {
         std::fs::write(
@@ -171,19 +169,22 @@ fn import_corpus(corpus_dir: &Path, data: &Path) -> ImportSummary {
     .unwrap();
     let file = corpus_dir.join("corpus.jsonl");
     std::fs::write(&file, corpus_lines().join("\n")).unwrap();
-    let store = SqliteCorpusStore::open(data).unwrap();
+    let corpus = storage.corpus().unwrap();
     let options = ImportOptions {
         progress: false,
-        images: Some(Arc::new(LocalImageObjects::open_in(data).unwrap())),
+        images: Some(storage.image_objects().unwrap()),
         ..ImportOptions::default()
     };
-    let summary = import_files(&store, &[Source::File(file)], &options, |r| {
-        panic!("unexpected rejection {r:?}")
-    })
+    let summary = import_files(
+        corpus.write.as_ref(),
+        &[Source::File(file)],
+        &options,
+        |r| panic!("unexpected rejection {r:?}"),
+    )
     .unwrap();
-    forumdex_search::SearchIndexes::open(data)
+    forumdex_search::SearchIndexes::open(storage.data_dir())
         .unwrap()
-        .sync(&store)
+        .sync(corpus.read.as_ref())
         .unwrap();
     summary
 }
@@ -198,7 +199,7 @@ async fn world() -> World {
     let corpus = tempfile::tempdir().unwrap();
     let mut summary = None;
     let server = TestApp::builder()
-        .prepare(|data| summary = Some(import_corpus(corpus.path(), data)))
+        .prepare(|storage| summary = Some(import_corpus(corpus.path(), storage)))
         .start()
         .await;
     World {
@@ -284,7 +285,16 @@ async fn imported_originals_come_back_from_the_cdn_as_avif() {
     assert_eq!(urls[&101], urls[&105]);
     let distinct: BTreeSet<&String> = urls.values().filter(|u| u.starts_with(&cdn)).collect();
     assert_eq!(distinct.len(), 6);
-    assert_eq!(count_files(&world.server.dir.path().join("images")), 6);
+    assert_eq!(
+        count_files(
+            &world
+                .server
+                .dir
+                .path()
+                .join(forumdex_images::LocalImageObjects::FOLDER)
+        ),
+        6
+    );
 
     let before = world.server.money(account);
     for (post_id, original) in [
@@ -661,7 +671,7 @@ async fn collection_pages_point_at_the_cdn() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn image_search_leaves_out_what_is_taken_down() {
-    use forumdex_corpus::{CorpusWrite as _, Millis, TakedownTarget};
+    use forumdex_corpus::{Millis, TakedownTarget};
     let world = world().await;
     let (_, _, key) = world.server.funded(100);
     let urls = cdn_urls_by_post(&world, &key).await;
@@ -683,12 +693,13 @@ async fn image_search_leaves_out_what_is_taken_down() {
     for post in [102, 101] {
         world
             .server
-            .corpus
-            .add_takedown(
-                TakedownTarget::Post(post),
-                "test",
-                Millis::now(&SystemClock),
-            )
+            .importer(|corpus| {
+                corpus.add_takedown(
+                    TakedownTarget::Post(post),
+                    "test",
+                    Millis::now(&SystemClock),
+                )
+            })
             .unwrap();
     }
     let after = json_of(&world.server, path, &key).await;

@@ -80,6 +80,9 @@ async fn a_hundred_concurrent_requests_spend_exactly_seven_credits() {
 /// read, which makes the check deterministic.
 #[test]
 fn a_timeout_never_answers_503_for_a_charged_request() {
+    if !crate::harness::embedded_only("a_timeout_never_answers_503_for_a_charged_request") {
+        return;
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

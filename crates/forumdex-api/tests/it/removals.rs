@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use forumdex_clock::SystemClock;
-use forumdex_corpus::{CorpusRead as _, CorpusWrite as _, Millis, TakedownTarget};
+use forumdex_corpus::{Millis, TakedownTarget};
 use serde_json::{Value, json};
 
 use crate::harness::{Caller, TestApp};
@@ -73,12 +73,13 @@ async fn takedowns_apply_from_the_next_request_even_to_older_snapshots() {
         .to_owned();
 
     let post = app
-        .corpus
-        .add_takedown(
-            TakedownTarget::Post(29),
-            "court order",
-            Millis::now(&SystemClock),
-        )
+        .importer(|corpus| {
+            corpus.add_takedown(
+                TakedownTarget::Post(29),
+                "court order",
+                Millis::now(&SystemClock),
+            )
+        })
         .expect("takedown");
     app.fails(&caller, "/api/v1/posts/29", 404).await;
     let rest = app
@@ -107,20 +108,22 @@ async fn takedowns_apply_from_the_next_request_even_to_older_snapshots() {
 
     // A profile takedown takes its posts; a topic takedown the whole topic.
     let profile = app
-        .corpus
-        .add_takedown(
-            TakedownTarget::Profile(4),
-            "user request",
-            Millis::now(&SystemClock),
-        )
+        .importer(|corpus| {
+            corpus.add_takedown(
+                TakedownTarget::Profile(4),
+                "user request",
+                Millis::now(&SystemClock),
+            )
+        })
         .unwrap();
     app.fails(&caller, "/api/v1/profiles/4", 404).await;
     app.fails(&caller, "/api/v1/profiles/4/posts", 404).await;
     app.fails(&caller, "/api/v1/posts/30", 404).await;
     assert_eq!(search_ids(&app, &caller).await, (1, vec![28]));
-    app.corpus
-        .add_takedown(TakedownTarget::Topic(5), "spam", Millis::now(&SystemClock))
-        .unwrap();
+    app.importer(|corpus| {
+        corpus.add_takedown(TakedownTarget::Topic(5), "spam", Millis::now(&SystemClock))
+    })
+    .unwrap();
     app.fails(&caller, "/api/v1/topics/5", 404).await;
     app.fails(&caller, "/api/v1/topics/5/posts", 404).await;
     app.fails(
@@ -134,10 +137,9 @@ async fn takedowns_apply_from_the_next_request_even_to_older_snapshots() {
 
     // Lifted: served again from the next request on.
     let now = Millis::now(&SystemClock);
-    for takedown in app.corpus.takedowns().unwrap() {
+    for takedown in app.importer(|corpus| corpus.takedowns()).unwrap() {
         if takedown.in_force() {
-            app.corpus
-                .lift_takedown(takedown.takedown_id, "", now)
+            app.importer(|corpus| corpus.lift_takedown(takedown.takedown_id, "", now))
                 .unwrap();
         }
     }

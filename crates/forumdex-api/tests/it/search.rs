@@ -35,7 +35,7 @@ async fn fixture() -> Fixture {
     // only the corpus's read side). These tests are about search content, not the
     // background sync: the indexes are brought up to the corpus here.
     app.import(&lines);
-    app.app.search.sync(app.app.corpus.as_ref()).unwrap();
+    crate::harness::off_runtime(|| app.app.search.sync(app.app.corpus.as_ref())).unwrap();
     Fixture { app, key }
 }
 

@@ -11,8 +11,9 @@ use axum::extract::ConnectInfo;
 use axum::http::Request;
 use forumdex_accounts::{AccountStore, Email, NewKey};
 use forumdex_api::router::router;
-use forumdex_api::{App, ManualClock, Settings};
+use forumdex_api::{App, ManualClock};
 use forumdex_clock::{Clock as _, SystemClock};
+use forumdex_settings::Settings;
 use forumdex_sqlite::SqliteAccountStore;
 use forumdex_testkit::redis::redis_url;
 use tower::ServiceExt;
@@ -25,7 +26,7 @@ fn node(dir: &std::path::Path, toml: &str, clock: &Arc<ManualClock>) -> Router {
     std::fs::write(&file, toml).expect("write settings");
     let settings =
         Settings::load(Some(&file), vec![], &[("listen", UNBOUND.to_owned())]).expect("settings");
-    let storage = settings.storage(dir);
+    let storage = settings.storage.factory(dir);
     let (app, _maintenance) = App::build(settings, &storage, clock.clone()).expect("app");
     router(Arc::new(app))
 }
@@ -52,8 +53,8 @@ fn seeded_folder() -> (
     forumdex_accounts::AccountId,
 ) {
     let dir = tempfile::tempdir().expect("temp dir");
-    crate::harness::import_into(
-        dir.path(),
+    crate::harness::import_batch(
+        &forumdex_sqlite::SqliteCorpusStore::open(dir.path()).expect("corpus"),
         &seed_lines(),
         forumdex_corpus::Millis::now(&SystemClock),
     );

@@ -1,7 +1,8 @@
 //! HTTPS: with `tls_cert` and `tls_key` set, the same service answers over TLS and its
 //! links use `https://`.
 
-use forumdex_api::{Server, Settings};
+use forumdex_api::Server;
+use forumdex_settings::Settings;
 use serde_json::Value;
 
 #[tokio::test(flavor = "multi_thread")]
@@ -31,7 +32,7 @@ async fn serves_over_https_when_a_certificate_is_configured() {
     let server = Server::build(settings, dir.path()).await.unwrap();
     let port = server.local_addr().port();
     assert_eq!(
-        server.app().settings.base_url,
+        server.app().settings.server.base_url,
         format!("https://127.0.0.1:{port}")
     );
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

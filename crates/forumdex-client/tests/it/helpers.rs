@@ -7,10 +7,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use forumdex_accounts::{AccountId, AccountStore, Allowlist, Email, KeyId, NewKey};
-use forumdex_api::{ManualClock, Server, Settings};
+use forumdex_api::{ManualClock, Server};
 use forumdex_client::{Client, ClientBuilder, Clock, Sleep};
 use forumdex_clock::{Clock as _, SystemClock};
 use forumdex_corpus::{CorpusWrite, Millis, Observation};
+use forumdex_settings::Settings;
 use forumdex_sqlite::{SqliteAccountStore, SqliteCorpusStore};
 use serde_json::{Value, json};
 use tempfile::TempDir;

@@ -10,11 +10,10 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use forumdex_accounts::{NewTopup, Topup, TopupStatus};
-use forumdex_payments::{CheckoutRequest, TestOutcome};
+use forumdex_payments::{CheckoutRequest, TestOutcome, format_money};
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use crate::config::format_money;
 use crate::error::{PageError, PageForm, blocking};
 use crate::layout::Flash;
 use crate::pages::overview::LOW_BALANCE;

@@ -2,7 +2,7 @@
 //! receives (envelope, headers, the link whole on one line), and the errors of a refused
 //! recipient and of a server that is not there.
 
-use forumdex_dashboard::mail::{Mail, MailError, parse_from};
+use forumdex_dashboard::mail::{Mail, MailError};
 use forumdex_dashboard::{Mailer, SmtpMailer};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
@@ -148,7 +148,9 @@ async fn session(stream: TcpStream, rcpt: Rcpt, out: mpsc::UnboundedSender<Recei
 }
 
 fn mailer(url: &str) -> SmtpMailer {
-    let from = parse_from("forumdex <no-reply@example.com>").expect("valid sender");
+    let from: lettre::message::Mailbox = "forumdex <no-reply@example.com>"
+        .parse()
+        .expect("valid sender");
     SmtpMailer::new(url, from).expect("a plain smtp:// url builds a transport")
 }
 

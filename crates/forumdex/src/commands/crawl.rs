@@ -76,12 +76,19 @@ fn parse_time(text: &str) -> Result<DateTime<Utc>, String> {
 /// Runs `forumdex crawl`.
 pub fn run(global: &GlobalArgs, args: CrawlArgs) -> anyhow::Result<()> {
     let settings = settings(global, &[])?;
-    let forum_url = args.forum_url.clone().unwrap_or(settings.forum_url.clone());
+    let forum_url = args
+        .forum_url
+        .clone()
+        .unwrap_or(settings.server.forum_url.clone());
     let policy = CrawlPolicy::new(
-        settings.crawl_user_agent.as_deref().unwrap_or_default(),
-        settings.crawl_interval_ms,
+        settings
+            .crawl
+            .crawl_user_agent
+            .as_deref()
+            .unwrap_or_default(),
+        settings.crawl.crawl_interval_ms,
     )
-    .and_then(|p| p.with_daily_budget(settings.crawl_daily_budget))
+    .and_then(|p| p.with_daily_budget(settings.crawl.crawl_daily_budget))
     .map_err(|err| {
         anyhow::anyhow!(
             "{err} (set it in the --config file or as FORUMDEX_{})",
@@ -97,7 +104,7 @@ pub fn run(global: &GlobalArgs, args: CrawlArgs) -> anyhow::Result<()> {
         profiles: args.profiles,
         since: args.since,
     };
-    let storage = settings.storage(&global.data);
+    let storage = settings.storage.factory(&global.data);
     let clock = storage.clock();
     let mut crawler = Crawler::new(
         Arc::clone(&state),

@@ -7,12 +7,12 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Args;
 use forumdex_accounts::{AccountId, DeveloperStore, Email, KeyLifetime, NewKey};
-use forumdex_api::settings::PaymentProviderSetting;
 use forumdex_clock::{Clock, SystemClock};
 use forumdex_corpus::{ChangePosition, CorpusRead, PostDoc};
 use forumdex_generate::{GenerateConfig, generate};
 use forumdex_ingest::source::Source;
 use forumdex_search::{Indexer, SearchIndexes};
+use forumdex_settings::PaymentProviderSetting;
 
 use crate::commands::{import, serve};
 use crate::global::GlobalArgs;
@@ -37,11 +37,11 @@ pub struct DemoArgs {
 /// Runs `forumdex demo`.
 pub fn run(global: &GlobalArgs, args: DemoArgs) -> anyhow::Result<()> {
     let mut settings = serve::load_settings(global, args.listen)?;
-    if settings.payment_provider == PaymentProviderSetting::None {
+    if settings.payments.payment_provider == PaymentProviderSetting::None {
         // A first look includes topping up: the test provider moves no money.
-        settings.payment_provider = PaymentProviderSetting::Test;
+        settings.payments.payment_provider = PaymentProviderSetting::Test;
     }
-    let storage = settings.storage(&global.data);
+    let storage = settings.storage.factory(&global.data);
     let corpus = storage.corpus()?;
     if corpus.read.latest_seq()? == 0 {
         let out = global.data.join("demo").join("demo-corpus.jsonl");
@@ -99,7 +99,7 @@ pub fn run(global: &GlobalArgs, args: DemoArgs) -> anyhow::Result<()> {
     let key = created.secret.expose_secret().to_owned();
     let outbox = global.data.join(forumdex_dashboard::OutboxMailer::FOLDER);
     serve::serve(global, settings, move |server| {
-        let base = &server.app().settings.base_url;
+        let base = &server.app().settings.server.base_url;
         println!();
         println!("forumdex is serving on {base}");
         println!("Demo account {account} has {credits} credits; a new 7-day key for it:");

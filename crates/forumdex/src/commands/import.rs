@@ -1,5 +1,5 @@
-//! `forumdex import`: corpus files into the data folder's corpus, indexed for search as
-//! they are imported.
+//! `forumdex import`: corpus files into the corpus, indexed for search as they are imported
+//! into the data folder's indexes (with the embedded storage, or `--index`).
 
 use std::path::PathBuf;
 use std::sync::{Arc, mpsc};
@@ -9,7 +9,7 @@ use forumdex_corpus::CorpusWrite;
 use forumdex_ingest::source::Source;
 use forumdex_ingest::{ImportOptions, ImportSummary, import_files};
 use forumdex_search::{Indexer, SearchError, SearchIndexes};
-use forumdex_storage::Storage;
+use forumdex_storage::{Storage, StorageKind};
 
 use crate::commands::storage;
 use crate::global::GlobalArgs;
@@ -27,6 +27,12 @@ pub struct ImportArgs {
     /// Observations per batch: each batch is committed atomically under one sequence.
     #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub batch_size: u32,
+    /// Also bring this data folder's search indexes up to date with the import. Always so
+    /// with the embedded storage (the folder is the one a server serves); with `storage =
+    /// "postgres"` an import writes the shared corpus only, and every serving node indexes
+    /// it within seconds, unless this is given (a node importing into its own folder).
+    #[arg(long)]
+    pub index: bool,
 }
 
 /// Runs `forumdex import`.
@@ -44,12 +50,17 @@ pub fn run(global: &GlobalArgs, args: ImportArgs) -> anyhow::Result<()> {
     }
     let storage = storage(global)?;
     let corpus = storage.corpus()?;
-    let indexer = match SearchIndexes::open(storage.data_dir()) {
-        Ok(indexes) => Some(Indexer::new(Arc::new(indexes), Arc::clone(&corpus.read))),
-        Err(err) => {
-            warn_not_indexed(&err);
-            None
+    let index_here = args.index || storage.settings().kind == StorageKind::Embedded;
+    let indexer = if index_here {
+        match SearchIndexes::open(storage.data_dir()) {
+            Ok(indexes) => Some(Indexer::new(Arc::new(indexes), Arc::clone(&corpus.read))),
+            Err(err) => {
+                warn_not_indexed(&err);
+                None
+            }
         }
+    } else {
+        None
     };
     let (summary, indexed) = std::thread::scope(|scope| {
         // The indexer follows the import on the other core; dropping `importing` ends it.

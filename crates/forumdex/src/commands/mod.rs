@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use forumdex_accounts::AccountStore;
 use forumdex_accounts::wire::KeyView;
-use forumdex_api::Settings;
+use forumdex_settings::Settings;
 use forumdex_storage::Storage;
 
 use crate::global::GlobalArgs;
@@ -30,7 +30,7 @@ pub fn settings(global: &GlobalArgs, flags: &[(&str, String)]) -> anyhow::Result
 /// The storage factory the settings describe for the data folder: every command opens its
 /// backends through it.
 pub fn storage(global: &GlobalArgs) -> anyhow::Result<Storage> {
-    Ok(settings(global, &[])?.storage(&global.data))
+    Ok(settings(global, &[])?.storage.factory(&global.data))
 }
 
 /// Opens the accounts, keys and ledger (creating the data folder and the database when

@@ -2,7 +2,8 @@
 
 use anyhow::Context;
 use clap::Args;
-use forumdex_api::{Server, Settings};
+use forumdex_api::Server;
+use forumdex_settings::Settings;
 
 use crate::commands;
 use crate::global::GlobalArgs;

@@ -57,8 +57,9 @@ impl Site {
     }
 
     fn corpus(&self) -> std::sync::Arc<dyn CorpusRead> {
-        forumdex_api::Settings::default()
-            .storage(&self.data())
+        forumdex_settings::Settings::default()
+            .storage
+            .factory(&self.data())
             .corpus()
             .expect("open the corpus")
             .read

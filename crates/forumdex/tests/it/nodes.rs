@@ -103,12 +103,19 @@ impl Cluster {
 
     /// Imports corpus lines through node `node`.
     fn import(&self, node: &str, lines: &str) {
+        self.import_with(node, lines, &[]);
+    }
+
+    /// [`Self::import`] with more arguments (`--index`).
+    fn import_with(&self, node: &str, lines: &str, extra: &[&str]) -> Value {
         let file = self
             .dir
             .path()
             .join(format!("{node}-{}.jsonl", lines.len()));
         std::fs::write(&file, lines).expect("write corpus");
-        self.cli(node, &["import", file.to_str().expect("utf-8 path")]);
+        let mut args = vec!["import", file.to_str().expect("utf-8 path")];
+        args.extend_from_slice(extra);
+        self.cli(node, &args)
     }
 
     /// Generates a corpus of 300 posts with images and imports it through node `node`;
@@ -466,7 +473,18 @@ fn image_objects_in_s3_are_served_by_every_node_and_an_outage_is_a_503() {
 #[test]
 fn a_new_node_starts_from_a_copy_of_another_nodes_indexes_and_catches_up() {
     let cluster = Cluster::new(&redis_url());
+    // On PostgreSQL an import writes the shared corpus only, unless asked to index its
+    // node's folder too.
     cluster.import("a", &corpus_lines(101, 130, (120, "quokkaphile")));
+    assert!(
+        !cluster.data("a").join("search").exists(),
+        "no index built by a plain import"
+    );
+    cluster.import_with(
+        "a",
+        &corpus_lines(101, 130, (120, "quokkaphile")),
+        &["--index"],
+    );
     // Imported through a third node: in PostgreSQL, not in node A's indexes.
     cluster.import("c", &corpus_lines(131, 131, (131, "wombatology")));
     let source = cluster.data("a");
@@ -523,6 +541,17 @@ fn redis_or_postgres_down_is_a_503_charging_nothing_and_service_resumes_without_
         status, 200,
         "served and charged with the local fallback: {body}"
     );
+    // Readiness says the same: the node that refuses is out of rotation, naming why; the
+    // one that counts alone stays in (once its search indexes have caught up).
+    let (status, body, _) = call(node.addr, "/readyz", &key);
+    assert_eq!(status, 503, "not ready while Redis is away: {body}");
+    assert!(
+        body["error"].as_str().unwrap_or("").contains("rate limits"),
+        "{body}"
+    );
+    assert!(eventually(Duration::from_secs(30), || {
+        call(admitting.addr, "/readyz", &key).0 == 200
+    }));
     redis.start_again().expect("start Redis");
     assert!(eventually(Duration::from_secs(30), || {
         call(node.addr, "/api/v1/posts/101", &key).0 == 200

@@ -247,8 +247,8 @@ pub async fn walk(
             Some(first) => assert_eq!(first, &snap, "snapshot_at constant across the walk"),
         }
         let snap_ms = millis(&snap);
-        let life = api.app.settings.snapshot_seconds as i64 * 1000;
-        let idle = api.app.settings.cursor_idle_seconds as i64 * 1000;
+        let life = api.app.settings.server.snapshot_seconds as i64 * 1000;
+        let idle = api.app.settings.server.cursor_idle_seconds as i64 * 1000;
         let expires = millis(page["cursor_expires_at"].as_str().expect("expires"));
         let low = (before + idle).min(snap_ms + life);
         let high = (after + idle).min(snap_ms + life);

@@ -1,0 +1,156 @@
+//! The server's section: where it listens, the addresses it names in answers, and the limits
+//! of the API.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use anyhow::bail;
+use ipnet::IpNet;
+use serde::Deserialize;
+
+use crate::values::{nets, url_or};
+
+/// The server's settings. Each field's doc names its default.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerSection {
+    /// Address to serve on. Default `127.0.0.1:8080`.
+    #[serde(default = "default_listen")]
+    pub listen: SocketAddr,
+    /// Public base address of the API, used in links. Default `http://{listen}`
+    /// (`https://` when TLS is configured).
+    #[serde(default)]
+    pub base_url: String,
+    /// The original forum, used in post, topic and profile URLs and crawled by `forumdex
+    /// crawl`. Default `https://bitcointalk.org`.
+    #[serde(default = "default_forum_url")]
+    pub forum_url: String,
+    /// Public base address of image objects. Default `{base_url}/cdn`.
+    #[serde(default)]
+    pub cdn_url: String,
+    /// Sent as `topupUrl` with 402. Default `{base_url}/dashboard/billing` (the dashboard's
+    /// billing page).
+    #[serde(default)]
+    pub topup_url: String,
+    /// Requests per API key in any rolling 60 s. Default 120.
+    #[serde(default = "default_rate_limit")]
+    pub rate_limit_per_minute: u32,
+    /// Collection cursor idle lifetime. Default 300.
+    #[serde(default = "default_cursor_idle")]
+    pub cursor_idle_seconds: u64,
+    /// Snapshot lifetime (at most 3600, the contract's promise). Default 3600.
+    #[serde(default = "default_snapshot")]
+    pub snapshot_seconds: u64,
+    /// IPs/CIDRs whose forwarding headers are believed. Default none.
+    #[serde(default, deserialize_with = "nets")]
+    pub trusted_proxies: Vec<IpNet>,
+    /// PEM certificate chain; with `tls_key`, the API is served over HTTPS. Default none.
+    #[serde(default)]
+    pub tls_cert: Option<PathBuf>,
+    /// PEM private key. Default none.
+    #[serde(default)]
+    pub tls_key: Option<PathBuf>,
+    /// Longest a request may run before it is answered 503. Default 10000.
+    #[serde(default = "default_timeout")]
+    pub request_timeout_ms: u64,
+    /// Requests worked on at once; more are shed with 503 rather than queued. Default 256.
+    #[serde(default = "default_concurrency")]
+    pub max_concurrent_requests: usize,
+}
+
+fn default_listen() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], 8080))
+}
+fn default_forum_url() -> String {
+    "https://bitcointalk.org".to_owned()
+}
+fn default_rate_limit() -> u32 {
+    120
+}
+fn default_cursor_idle() -> u64 {
+    300
+}
+fn default_snapshot() -> u64 {
+    3600
+}
+fn default_timeout() -> u64 {
+    10_000
+}
+fn default_concurrency() -> usize {
+    256
+}
+
+impl ServerSection {
+    /// Fills the URLs derived from others and refuses values that cannot work, naming the
+    /// setting.
+    pub(crate) fn resolve(mut self) -> anyhow::Result<Self> {
+        let scheme = self.scheme();
+        self.base_url = url_or(
+            &self.base_url,
+            || format!("{scheme}://{}", self.listen),
+            "base_url",
+        )?;
+        self.forum_url = url_or(&self.forum_url, String::new, "forum_url")?;
+        self.cdn_url = url_or(
+            &self.cdn_url,
+            || format!("{}/cdn", self.base_url),
+            "cdn_url",
+        )?;
+        self.topup_url = url_or(
+            &self.topup_url,
+            || format!("{}/dashboard/billing", self.base_url),
+            "topup_url",
+        )?;
+        if self.rate_limit_per_minute == 0 {
+            bail!("rate_limit_per_minute must be at least 1");
+        }
+        if !(1..=3600).contains(&self.cursor_idle_seconds) {
+            bail!("cursor_idle_seconds must be 1 to 3600");
+        }
+        if !(1..=3600).contains(&self.snapshot_seconds) {
+            bail!("snapshot_seconds must be 1 to 3600 (the contract promises at most one hour)");
+        }
+        if self.tls_cert.is_some() != self.tls_key.is_some() {
+            bail!("tls_cert and tls_key must be set together");
+        }
+        if self.request_timeout_ms == 0 || self.max_concurrent_requests == 0 {
+            bail!("request_timeout_ms and max_concurrent_requests must be at least 1");
+        }
+        Ok(self)
+    }
+
+    /// The section once `listen` is bound to `bound`: when `listen` asked for any port
+    /// (port 0), `listen` becomes the bound address, and the URLs derived from it by default
+    /// (`base_url`, `cdn_url`, `topup_url`) name the bound port instead of port 0.
+    pub fn with_bound_address(mut self, bound: SocketAddr) -> Self {
+        if self.listen.port() != 0 {
+            return self;
+        }
+        let scheme = self.scheme();
+        let derived = format!("{scheme}://{}", self.listen);
+        let actual = format!("{scheme}://{bound}");
+        for url in [&mut self.base_url, &mut self.cdn_url, &mut self.topup_url] {
+            if let Some(rest) = url.strip_prefix(&derived)
+                && (rest.is_empty() || rest.starts_with('/'))
+            {
+                *url = format!("{actual}{rest}");
+            }
+        }
+        self.listen = bound;
+        self
+    }
+
+    /// The certificate chain and key when the API is served over HTTPS.
+    pub fn tls(&self) -> Option<(&Path, &Path)> {
+        self.tls_cert.as_deref().zip(self.tls_key.as_deref())
+    }
+
+    /// `https` when TLS is configured, else `http`.
+    fn scheme(&self) -> &'static str {
+        if self.tls_cert.is_some() {
+            "https"
+        } else {
+            "http"
+        }
+    }
+}
