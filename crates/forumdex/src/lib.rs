@@ -4,6 +4,7 @@
 pub mod allocator;
 pub mod cli;
 pub mod commands;
+pub mod data_folder;
 pub mod global;
 pub mod output;
 
@@ -30,6 +31,11 @@ pub fn run() -> ExitCode {
 /// Runs the chosen subcommand.
 fn dispatch(cli: Cli) -> anyhow::Result<()> {
     let global = cli.global;
+    // `generate` writes a corpus file wherever it is told, not into the data folder.
+    if !matches!(cli.command, Command::Generate(_)) {
+        data_folder::create_owner_only();
+        data_folder::warn_if_open_to_others(&global.data);
+    }
     match cli.command {
         Command::Import(args) => commands::import::run(&global, args),
         Command::Crawl(args) => commands::crawl::run(&global, args),

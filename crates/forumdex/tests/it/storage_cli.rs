@@ -80,3 +80,40 @@ fn db_commands_need_postgres_and_say_so() {
     );
     assert!(message.contains("database_url"), "{message}");
 }
+
+/// What a command creates in the data folder is the operator's alone (accounts, key hashes,
+/// the corpus, the cursor secret), and a data folder open to other users gets a warning.
+#[test]
+fn the_data_folder_is_created_owner_only_and_a_shared_one_is_named() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let mode = |path: &std::path::Path| {
+        std::fs::metadata(path)
+            .unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path().join("data");
+    json_ok(&data, &["accounts", "create", "--email", "ops@example.com"]);
+    assert_eq!(mode(&data), 0o700, "the data folder");
+    for entry in std::fs::read_dir(&data).expect("list") {
+        let path = entry.expect("entry").path();
+        let want = if path.is_dir() { 0o700 } else { 0o600 };
+        assert_eq!(mode(&path), want, "{}", path.display());
+    }
+
+    let shared = dir.path().join("shared");
+    std::fs::create_dir(&shared).expect("create");
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let out =
+        crate::helpers::forumdex(&shared, &["accounts", "create", "--email", "a@example.com"]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("mode 755") && stderr.contains("chmod 700"),
+        "{stderr}"
+    );
+    assert_eq!(mode(&shared.join("accounts.sqlite")), 0o600);
+}
