@@ -6,6 +6,7 @@
 //!   their own connections so imports never block reads.
 //! - [`SqliteAccountStore`] (`accounts.sqlite`): accounts, keys, allowlists, the ledger and
 //!   what the developer dashboard keeps, behind `AccountStore` and `DeveloperStore`.
+//! - [`backup`]: online, consistent copies of these databases (`forumdex backup`).
 //! - [`connect`]: the one connection setup of every SQLite database of the data folder
 //!   (these two and the crawler's state), and [`Pool`], their connection pool.
 //!
@@ -15,6 +16,7 @@
 //! on tokio's blocking pool.
 
 mod accounts;
+pub mod backup;
 pub mod connect;
 mod corpus;
 mod pool;

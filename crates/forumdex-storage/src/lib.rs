@@ -23,7 +23,10 @@ use forumdex_postgres::{PgAccountStore, PgCorpusStore, PgPool};
 use forumdex_redis::{LocalFallback, RedisRateLimiter};
 use forumdex_sqlite::{SqliteAccountStore, SqliteCorpusStore};
 
+mod backup;
 mod secret;
+
+pub use backup::BackupReport;
 
 /// The file holding the cursor signing secret inside the data folder, by default.
 pub const CURSOR_SECRET_FILE: &str = "cursor-secret";

@@ -39,6 +39,8 @@ pub enum Command {
     Keys(commands::keys::KeysArgs),
     /// Rebuild every search index from the corpus.
     Reindex(commands::reindex::ReindexArgs),
+    /// Copy the embedded data folder, online and consistent, into a new data folder.
+    Backup(commands::backup::BackupArgs),
     /// Measure search relevance (MRR@10, recall@10) over a query set.
     Relevance(commands::relevance::RelevanceArgs),
     /// Take posts, topics or profiles out of the service, list and lift takedowns.

@@ -1,6 +1,7 @@
 //! One subcommand per module, each with its clap `Args` and a `run` function.
 
 pub mod accounts;
+pub mod backup;
 pub mod crawl;
 pub mod credits;
 pub mod db;

@@ -2,6 +2,7 @@
 //! a script would run it. One binary, one module per area.
 
 mod accounts;
+mod backup_cli;
 mod crawl_cli;
 mod dashboard_browser;
 mod faults;
