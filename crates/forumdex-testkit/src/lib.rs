@@ -21,11 +21,17 @@
 //! - [`rate`]: `RateLimiter` ([`rate_limiter_conformance!`]).
 //! - [`images`]: `ImageObjects` ([`image_objects_conformance!`]).
 //!
+//! With the `app` feature, `app` is the one test app: a whole API server over a temporary
+//! data folder, on the embedded storage or PostgreSQL, for the API's and the client SDK's
+//! tests.
+//!
 //! [`postgres`] starts the real PostgreSQL servers the PostgreSQL backends' tests run on,
 //! [`redis`] the Redis servers of the Redis limiter's and the nodes' tests, [`s3`] the real
 //! S3-compatible object store the S3 image objects' tests run on.
 
 pub mod accounts;
+#[cfg(feature = "app")]
+pub mod app;
 pub mod corpus;
 pub mod developer;
 pub mod faults;

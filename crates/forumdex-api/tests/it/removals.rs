@@ -8,7 +8,7 @@ use forumdex_clock::SystemClock;
 use forumdex_corpus::{Millis, TakedownTarget};
 use serde_json::{Value, json};
 
-use crate::harness::{Caller, TestApp};
+use crate::harness::{Caller, Paid, TestApp};
 
 /// Topic 5 with posts 28 (by 3), 29 and 30 (by 4), all about a zanzibarite wallet.
 fn topic_lines() -> Vec<String> {

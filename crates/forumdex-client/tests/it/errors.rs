@@ -3,9 +3,7 @@
 
 use std::sync::Arc;
 
-use forumdex_accounts::AccountStore;
 use forumdex_client::{Client, Error, ForumId};
-use forumdex_clock::{Clock as _, SystemClock};
 
 use crate::helpers::{RecordingClock, TestServer};
 
@@ -51,10 +49,7 @@ async fn a_revoked_key_is_unauthorized() {
     let (_, key_id, key) = server.key(10, &[]);
     let (client, clock) = recorded(&server, &key);
     client.post(post_id()).await.expect("the key works");
-    server
-        .accounts
-        .revoke_key(&key_id, SystemClock.now())
-        .expect("revoke");
+    server.revoke(&key_id);
     let err = client.post(post_id()).await.expect_err("revoked");
     assert!(matches!(err, Error::Unauthorized(_)), "{err:?}");
     assert_eq!(err.status(), Some(401));

@@ -1,21 +1,17 @@
-//! One real `forumdex` server per test (port 0, its own data folder, a `ManualClock`), seeded
-//! with a known corpus, accounts and keys made through the same SQLite files the server
-//! opens; and client clocks that never sleep.
+//! One real `forumdex` server per test (forumdex-testkit's test app on port 0: its own data
+//! folder, a `ManualClock`), seeded with a known corpus, accounts and keys made through the
+//! same stores the server opens; and client clocks that never sleep.
 
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use forumdex_accounts::{AccountId, AccountStore, Allowlist, Email, KeyId, NewKey};
-use forumdex_api::{ManualClock, Server};
+use forumdex_accounts::{AccountId, Allowlist, Email, KeyId, NewKey};
+use forumdex_api::ManualClock;
 use forumdex_client::{Client, ClientBuilder, Clock, Sleep};
 use forumdex_clock::{Clock as _, SystemClock};
-use forumdex_corpus::{CorpusWrite, Millis, Observation};
-use forumdex_settings::Settings;
-use forumdex_sqlite::{SqliteAccountStore, SqliteCorpusStore};
+use forumdex_corpus::Millis;
+use forumdex_testkit::app::{TestApp, import_batch};
 use serde_json::{Value, json};
-use tempfile::TempDir;
-use tokio::sync::oneshot;
 
 /// The seeded topic with many posts.
 pub const TOPIC: u64 = 5;
@@ -56,92 +52,76 @@ fn corpus_lines() -> Vec<String> {
     lines.iter().map(Value::to_string).collect()
 }
 
-/// A running server and the operator's view of its accounts.
+/// A running server (the one test app of `forumdex_testkit::app`, on a real socket) over the
+/// seeded corpus, and the operator's view of its accounts.
 pub struct TestServer {
-    /// Where it listens.
-    pub addr: SocketAddr,
     /// The server's clock: advancing it expires snapshots and frees rate-limit windows.
     pub clock: Arc<ManualClock>,
-    /// The accounts database the server uses.
-    pub accounts: SqliteAccountStore,
-    _dir: TempDir,
-    _shutdown: oneshot::Sender<()>,
+    app: TestApp,
 }
 
 impl TestServer {
     /// A server with the settings file `toml` (empty: defaults).
     pub async fn start(toml: &str) -> Self {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let store = SqliteCorpusStore::open(dir.path()).expect("open corpus");
-        let observations: Vec<Observation> = corpus_lines()
-            .iter()
-            .map(|line| Observation::parse_line(line.as_bytes()).expect("valid corpus line"))
-            .collect();
-        store
-            .import_batch(&observations, Millis::now(&SystemClock))
-            .expect("import the seed corpus");
-        let flags = [("listen", "127.0.0.1:0".to_owned())];
-        let settings = if toml.is_empty() {
-            Settings::load(None, vec![], &flags).expect("default settings")
-        } else {
-            let file = dir.path().join("forumdex.toml");
-            std::fs::write(&file, toml).expect("write the config file");
-            Settings::load(Some(&file), vec![], &flags).expect("settings from file")
-        };
-        let clock = Arc::new(ManualClock::starting_now());
-        let server = Server::build_with_clock(settings, dir.path(), clock.clone())
-            .await
-            .expect("the server builds");
-        let app = Arc::clone(server.app());
-        app.search
-            .sync(app.corpus.as_ref())
-            .expect("index the seed corpus");
-        let addr = server.local_addr();
-        let accounts =
-            SqliteAccountStore::open(dir.path().join("accounts.sqlite")).expect("open accounts");
-        let (shutdown, stopped) = oneshot::channel::<()>();
-        tokio::spawn(server.run_until_stopped(async move {
-            let _ = stopped.await;
-        }));
+        let app = TestApp::builder()
+            .config(toml)
+            .empty_corpus()
+            .prepare(|storage| {
+                let corpus = storage.corpus().expect("open corpus");
+                import_batch(
+                    corpus.write.as_ref(),
+                    &corpus_lines(),
+                    Millis::now(&SystemClock),
+                );
+            })
+            .socket()
+            .start()
+            .await;
         Self {
-            addr,
-            clock,
-            accounts,
-            _dir: dir,
-            _shutdown: shutdown,
+            clock: Arc::clone(&app.clock),
+            app,
         }
     }
 
     /// The base URL of the API.
     pub fn base_url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("http://{}", self.app.addr)
     }
 
     /// An account holding `credits` with one key admitted from `allow` (empty: anywhere).
     pub fn key(&self, credits: u64, allow: &[&str]) -> (AccountId, KeyId, String) {
         let email = Email::parse("dev@example.com").expect("valid email");
-        let account = self
-            .accounts
-            .create_account(&email, credits, SystemClock.now())
-            .expect("create account");
         let new = NewKey {
             allow: Allowlist::parse_all(allow).expect("valid allowlist"),
             ..NewKey::default()
         };
-        let created = self
-            .accounts
-            .create_key(account, &new, SystemClock.now())
-            .expect("create key");
-        (
-            account,
-            created.info.key_id,
-            created.secret.expose_secret().to_owned(),
-        )
+        self.app.store(|accounts| {
+            let account = accounts
+                .create_account(&email, credits, SystemClock.now())
+                .expect("create account");
+            let created = accounts
+                .create_key(account, &new, SystemClock.now())
+                .expect("create key");
+            (
+                account,
+                created.info.key_id,
+                created.secret.expose_secret().to_owned(),
+            )
+        })
+    }
+
+    /// Revokes a key.
+    pub fn revoke(&self, key_id: &KeyId) {
+        self.app
+            .store(|accounts| accounts.revoke_key(key_id, SystemClock.now()))
+            .expect("revoke");
     }
 
     /// The balance of `account`.
     pub fn accounts_balance(&self, account: AccountId) -> u64 {
-        self.accounts.balance(account).expect("balance")
+        self.app
+            .store(|accounts| accounts.balance(account))
+            .expect("balance")
     }
 
     /// A client builder for this server whose clock is the server's: waiting advances it.

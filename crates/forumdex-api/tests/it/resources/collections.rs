@@ -9,6 +9,7 @@ use super::fixture::{
 };
 use super::model::{Filters, Oracle, Scope, fmt, line, ms, post};
 use super::shapes::{Config, start};
+use crate::harness::Paid;
 
 fn scope_json(scope: Scope) -> Value {
     match scope {

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::fixture::seed;
 use super::shapes::{Config, start};
 use crate::checks::assert_error_body;
-use crate::harness::{Caller, TestApp};
+use crate::harness::{Caller, Paid, TestApp};
 
 const T: &str = "/api/v1/topics/100/posts";
 

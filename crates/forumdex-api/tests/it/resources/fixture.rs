@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::model::{Oracle, line, ms, post};
 use super::shapes::{assert_post_list, millis};
-use crate::harness::{Caller, TestApp};
+use crate::harness::{Caller, Paid, TestApp};
 
 /// Posts in the big topic.
 pub const BIG: i64 = 300;

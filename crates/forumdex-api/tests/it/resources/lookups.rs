@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::model::{Oracle, line, post};
 use super::shapes::{Config, FORUM, assert_post, assert_profile, assert_topic, start};
-use crate::harness::TestApp;
+use crate::harness::{Paid, TestApp};
 
 /// The hand-made corpus of the lookup tests, imported in two batches.
 fn seed(api: &TestApp) -> Oracle {

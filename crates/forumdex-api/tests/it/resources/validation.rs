@@ -2,6 +2,7 @@
 
 use super::fixture::seed;
 use super::shapes::{Config, start};
+use crate::harness::Paid;
 
 const T: &str = "/api/v1/topics/100/posts";
 const P: &str = "/api/v1/profiles/1/posts";
