@@ -163,6 +163,8 @@ pub struct Fetcher {
     pacer: Pacer,
     robots: Option<RobotsRules>,
     sent: u64,
+    /// Time spent waiting for a request's turn (pacing, `Crawl-delay`, holds).
+    waited: Duration,
     /// Whether the previous run's last request was taken into the pacing.
     paced_after_previous_run: bool,
     /// The wall clock (budget days, robots.txt expiry, holds, fetch times).
@@ -209,6 +211,7 @@ impl Fetcher {
             pacer: Pacer::default(),
             robots: None,
             sent: 0,
+            waited: Duration::ZERO,
             paced_after_previous_run: false,
             clock,
         })
@@ -217,6 +220,21 @@ impl Fetcher {
     /// Requests sent by this fetcher (robots.txt, redirects and retries included).
     pub fn requests_sent(&self) -> u64 {
         self.sent
+    }
+
+    /// Time this fetcher spent waiting for its requests' turn: the interval, robots.txt's
+    /// `Crawl-delay`, the waits the forum asked for.
+    pub fn time_waited(&self) -> Duration {
+        self.waited
+    }
+
+    /// robots.txt's `Crawl-delay` for our token when it is longer than the interval (it
+    /// then paces the crawl), once robots.txt is read.
+    pub fn crawl_delay(&self) -> Option<Duration> {
+        self.robots
+            .as_ref()
+            .and_then(RobotsRules::crawl_delay)
+            .filter(|&delay| delay > self.policy.interval())
     }
 
     /// Now, to the millisecond.
@@ -253,11 +271,11 @@ impl Fetcher {
     /// read from the forum.
     async fn ensure_robots(&mut self) -> Result<(), FetchError> {
         let now = self.clock.now();
-        if self
+        let stale = self
             .robots
             .as_ref()
-            .is_none_or(|rules| rules.expires_at <= now)
-        {
+            .is_none_or(|rules| rules.expires_at <= now);
+        if stale {
             let origin = self.forum.origin().ascii_serialization();
             let state = Arc::clone(&self.state);
             let cached = tokio::task::spawn_blocking(move || state.robots(&origin)).await??;
@@ -275,6 +293,18 @@ impl Fetcher {
                 &record,
                 self.policy.robots_token(),
             ));
+        }
+        if stale {
+            // The last request (robots.txt itself) was paced without the rules; the next
+            // one keeps their Crawl-delay.
+            self.pacer.widen(self.gap());
+            if let Some(delay) = self.crawl_delay() {
+                tracing::warn!(
+                    "robots.txt asks for a Crawl-delay of {} s, longer than crawl_interval_ms: one request every {} s at most",
+                    delay.as_secs_f64(),
+                    delay.as_secs_f64()
+                );
+            }
         }
         match &self.robots {
             Some(rules) if rules.unreachable() => Err(FetchError::RobotsUnreachable {
@@ -383,7 +413,7 @@ impl Fetcher {
         }
         // Counted once the wait is over, so the persisted time of the last request is its
         // start (an exhausted budget thus costs one wait, and sends nothing).
-        self.pacer.start(gap).await;
+        self.waited += self.pacer.start(gap).await;
         self.spend_request().await?;
         let result = self.send(url).await;
         self.pacer.finished(gap, self.policy.jitter());

@@ -12,22 +12,38 @@ use tokio::time::Instant;
 #[derive(Debug, Default)]
 pub(crate) struct Pacer {
     not_before: Option<Instant>,
+    /// When the last exchange ended.
+    ended: Option<Instant>,
 }
 
 impl Pacer {
     /// Waits until the next request may start, then notes its start: no other may start
-    /// before `gap` from now.
-    pub(crate) async fn start(&mut self, gap: Duration) {
+    /// before `gap` from now. Returns the wait it decided on.
+    pub(crate) async fn start(&mut self, gap: Duration) -> Duration {
+        let wait = self.not_before.map_or(Duration::ZERO, |at| {
+            at.saturating_duration_since(Instant::now())
+        });
         if let Some(at) = self.not_before {
             tokio::time::sleep_until(at).await;
         }
         self.hold(Instant::now() + gap);
+        wait
+    }
+
+    /// The gap became `gap` (robots.txt's `Crawl-delay` just read): the next request
+    /// starts at least `gap` after the end of the last exchange.
+    pub(crate) fn widen(&mut self, gap: Duration) {
+        if let Some(ended) = self.ended {
+            self.hold(ended + gap);
+        }
     }
 
     /// Notes the end of an exchange: the next may start after `gap` plus a random extra in
     /// `0..=jitter`.
     pub(crate) fn finished(&mut self, gap: Duration, jitter: Duration) {
-        self.hold(Instant::now() + gap + random_up_to(jitter));
+        let now = Instant::now();
+        self.ended = Some(now);
+        self.hold(now + gap + random_up_to(jitter));
     }
 
     /// No request starts before `at` (a `Retry-After`); an earlier bound is kept if later.

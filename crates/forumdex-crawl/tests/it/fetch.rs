@@ -269,3 +269,33 @@ fn a_user_agent_without_contact_is_refused_before_any_request() {
     let err = CrawlPolicy::new("ForumdexTest/1.0", 2000).expect_err("no contact");
     assert!(err.to_string().contains("contact"), "{err}");
 }
+
+#[tokio::test]
+async fn the_first_request_after_robots_txt_keeps_its_crawl_delay() {
+    let forum = Forum::start().await;
+    forum.script(
+        "/robots.txt",
+        [Reply::new(
+            200,
+            "User-agent: ForumdexTest\nCrawl-delay: 3\n",
+        )],
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut fetcher = Fetcher::new(
+        policy(),
+        &forum.url("/"),
+        state(&dir),
+        SystemClock::shared(),
+    )
+    .expect("fetcher");
+
+    fetcher.fetch(&forum.url("/a")).await.expect("/a");
+    assert_eq!(forum.paths(), ["/robots.txt", "/a"]);
+    assert_eq!(fetcher.crawl_delay(), Some(Duration::from_secs(3)));
+    // The pacer's decision for /a: the Crawl-delay after robots.txt, not the interval.
+    let waited = fetcher.time_waited();
+    assert!(
+        waited > Duration::from_secs(2),
+        "/a was scheduled {waited:?} after robots.txt"
+    );
+}
