@@ -80,22 +80,12 @@ pub fn run(global: &GlobalArgs, args: CrawlArgs) -> anyhow::Result<()> {
         .forum_url
         .clone()
         .unwrap_or(settings.server.forum_url.clone());
-    let policy = CrawlPolicy::new(
-        settings
-            .crawl
-            .crawl_user_agent
-            .as_deref()
-            .unwrap_or_default(),
-        settings.crawl.crawl_interval_ms,
-    )
-    .and_then(|p| p.with_daily_budget(settings.crawl.crawl_daily_budget))
-    .map_err(|err| {
-        anyhow::anyhow!(
-            "{err} (set it in the --config file or as FORUMDEX_{})",
-            setting_of(&err.to_string()).to_uppercase()
-        )
-    })?
-    .with_max_requests(args.max_requests);
+    // `--reparse` sends nothing, so it needs no user agent.
+    let policy = if args.reparse {
+        None
+    } else {
+        Some(policy(&settings.crawl, args.max_requests)?)
+    };
     let _lock = lock(&global.data)?;
     let state = Arc::new(CrawlState::open_in(&global.data)?);
     let scope = Scope {
@@ -116,7 +106,7 @@ pub fn run(global: &GlobalArgs, args: CrawlArgs) -> anyhow::Result<()> {
     let outcome = match &args.out {
         Some(path) => {
             let mut sink = OutSink::create(path)?;
-            let outcome = crawl(&mut crawler, &state, &forum_url, policy, &args, &mut sink);
+            let outcome = crawl(&mut crawler, &state, &forum_url, policy, &mut sink);
             sink.finish()?;
             outcome
         }
@@ -127,7 +117,7 @@ pub fn run(global: &GlobalArgs, args: CrawlArgs) -> anyhow::Result<()> {
                 corpus: corpus.write.as_ref(),
                 file: global.data.join("crawl").join(PAGE_FILE),
             };
-            let outcome = crawl(&mut crawler, &state, &forum_url, policy, &args, &mut sink);
+            let outcome = crawl(&mut crawler, &state, &forum_url, policy, &mut sink);
             sync_indexes(&storage, &corpus.read);
             outcome
         }
@@ -146,6 +136,25 @@ pub fn run(global: &GlobalArgs, args: CrawlArgs) -> anyhow::Result<()> {
     }
 }
 
+/// The crawl settings as a policy, with `--max-requests`; an invalid one names its setting.
+fn policy(
+    crawl: &forumdex_settings::CrawlSection,
+    max_requests: Option<u64>,
+) -> anyhow::Result<CrawlPolicy> {
+    let policy = CrawlPolicy::new(
+        crawl.crawl_user_agent.as_deref().unwrap_or_default(),
+        crawl.crawl_interval_ms,
+    )
+    .and_then(|p| p.with_daily_budget(crawl.crawl_daily_budget))
+    .map_err(|err| {
+        anyhow::anyhow!(
+            "{err} (set it in the --config file or as FORUMDEX_{})",
+            setting_of(&err.to_string()).to_uppercase()
+        )
+    })?;
+    Ok(policy.with_max_requests(max_requests))
+}
+
 /// The setting a policy error is about.
 fn setting_of(message: &str) -> &'static str {
     [
@@ -158,19 +167,19 @@ fn setting_of(message: &str) -> &'static str {
     .unwrap_or("crawl_user_agent")
 }
 
-/// Replays, then reparses or seeds and fetches (on the crawler's clock).
+/// Replays, then reparses (no `policy`: `--reparse`) or seeds and fetches with `policy`
+/// (on the crawler's clock).
 fn crawl(
     crawler: &mut Crawler,
     state: &Arc<CrawlState>,
     forum_url: &str,
-    policy: CrawlPolicy,
-    args: &CrawlArgs,
+    policy: Option<CrawlPolicy>,
     sink: &mut dyn Sink,
 ) -> Result<(), forumdex_crawl::crawl::CrawlError> {
     crawler.replay(sink)?;
-    if args.reparse {
+    let Some(policy) = policy else {
         return crawler.reparse(sink);
-    }
+    };
     crawler.seed()?;
     let mut fetcher =
         Fetcher::new(policy, forum_url, Arc::clone(state), crawler.clock()).map_err(|source| {

@@ -409,6 +409,19 @@ fn reparse_reads_the_stored_pages_again_without_fetching() {
 }
 
 #[test]
+fn reparse_needs_no_user_agent_as_it_sends_nothing() {
+    let Some(forum) = forum() else { return };
+    let site = Site::new();
+    let first = site.crawl(&forum, &["--topic", "14"]);
+    let hits = forum.hits().len();
+    // No --config: no crawl_user_agent.
+    let again = json_ok(&site.data(), &["crawl", "--reparse"]);
+    assert_eq!(forum.hits().len(), hits, "nothing fetched");
+    assert_eq!(again["posts"], first["posts"], "{again}");
+    assert_eq!(again["errors"], 0, "{again}");
+}
+
+#[test]
 fn a_topic_gone_from_the_forum_has_its_posts_deleted() {
     let Some(forum) = forum() else { return };
     let site = Site::new();
