@@ -166,12 +166,16 @@ impl Crawler {
         };
         match read::read(&self.state, &body)? {
             Reading::Page { page, lines } => {
-                self.import(&raw.url, &raw.kind, &lines, sink)?;
+                self.import(&raw.url, &lines, sink)?;
+                self.summary.count_page(&raw.kind);
                 if first {
                     self.note(&page, &body)?;
                 }
             }
-            Reading::Gone { lines } => self.import(&raw.url, &raw.kind, &lines, sink)?,
+            Reading::Gone { lines } => {
+                self.import(&raw.url, &lines, sink)?;
+                self.gone(&raw.url);
+            }
             Reading::Blocked(reason) => self.set_aside(&raw.url, &reason.to_string()),
             Reading::SetAside(reason) => self.set_aside(&raw.url, &reason),
         }
@@ -232,6 +236,8 @@ impl Crawler {
     ) -> Result<(), CrawlError> {
         let outcome = self.fetch_all(fetcher, sink).await;
         self.summary.requests = fetcher.requests_sent();
+        self.summary.waited_ms = millis(fetcher.time_waited());
+        self.summary.crawl_delay_ms = fetcher.crawl_delay().map(millis);
         outcome
     }
 
@@ -257,7 +263,8 @@ impl Crawler {
                     return Ok(());
                 }
                 Err(FetchError::Disallowed { url }) => {
-                    tracing::info!(%url, "robots.txt disallows it; skipped");
+                    tracing::warn!(%url, "robots.txt disallows it; skipped");
+                    self.summary.disallowed += 1;
                     self.give_up(&item.url, "disallowed by robots.txt")?;
                     continue;
                 }
@@ -331,9 +338,13 @@ impl Crawler {
                 None => Vec::new(),
             };
             let raw_id = self.state.record_page(&record, &found)?;
-            self.import(&item.url, &item.kind, &lines, sink)?;
-            if let Some(page) = &page_read {
-                self.note(page, &body)?;
+            self.import(&item.url, &lines, sink)?;
+            match &page_read {
+                Some(page) => {
+                    self.summary.count_page(&item.kind);
+                    self.note(page, &body)?;
+                }
+                None => self.gone(&item.url),
             }
             self.state.mark_imported(raw_id)?;
         }
@@ -364,7 +375,6 @@ impl Crawler {
     fn import(
         &mut self,
         url: &str,
-        kind: &str,
         lines: &[String],
         sink: &mut dyn Sink,
     ) -> Result<(), CrawlError> {
@@ -372,7 +382,7 @@ impl Crawler {
             url: url.to_owned(),
             source,
         })?;
-        self.summary.count_page(kind, lines);
+        self.summary.count_lines(lines);
         self.summary.new_observations += new;
         Ok(())
     }
@@ -438,6 +448,12 @@ impl Crawler {
         Ok(())
     }
 
+    /// Counts and reports a topic page gone from the forum.
+    fn gone(&mut self, url: &str) {
+        self.summary.gone += 1;
+        tracing::warn!(%url, "the topic is gone from the forum; its posts seen before are deleted");
+    }
+
     /// Counts and reports a page that brought nothing usable.
     fn set_aside(&mut self, url: &str, reason: &str) {
         self.summary.errors += 1;
@@ -454,4 +470,9 @@ impl Crawler {
             retry_at: None,
         })?)
     }
+}
+
+/// A duration in whole milliseconds (saturating).
+fn millis(duration: std::time::Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }

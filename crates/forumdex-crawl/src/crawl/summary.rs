@@ -26,13 +26,23 @@ pub struct Summary {
     /// Pages that brought nothing: a layout the parser does not recognise (set aside), an
     /// unexpected HTTP status, a request that failed.
     pub errors: u64,
+    /// Topic pages gone from the forum (HTTP 404 or 410, or the forum's error box): not
+    /// counted in `pages`; the posts seen on them before became deleted observations.
+    pub gone: u64,
+    /// Pages skipped because the forum's robots.txt disallows them for our user agent.
+    pub disallowed: u64,
+    /// robots.txt's `Crawl-delay` in milliseconds when it is longer than
+    /// `crawl_interval_ms` (it then paces the crawl); `None` otherwise.
+    pub crawl_delay_ms: Option<u64>,
+    /// Milliseconds spent waiting for requests' turns (the interval, `Crawl-delay`, waits
+    /// the forum asked for).
+    pub waited_ms: u64,
 }
 
 impl Summary {
-    /// Counts a page read and the observation lines made from it.
-    pub(crate) fn count_page(&mut self, kind: &str, lines: &[String]) {
+    /// Counts a page read.
+    pub(crate) fn count_page(&mut self, kind: &str) {
         *self.pages.entry(kind.to_owned()).or_default() += 1;
-        self.count_lines(lines);
     }
 
     /// Counts observation lines by their `kind`.

@@ -5,6 +5,7 @@ use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{Context, bail};
 use chrono::{DateTime, Utc};
@@ -127,6 +128,9 @@ pub fn run(global: &GlobalArgs, args: CrawlArgs) -> anyhow::Result<()> {
         tracing::info!(purged, days = RAW_PAGE_DAYS, "old raw pages purged");
     }
     let summary = crawler.summary().clone();
+    for notice in notices(&summary) {
+        eprintln!("{notice}");
+    }
     match outcome {
         Ok(()) => report(global, &summary),
         Err(err) => {
@@ -255,6 +259,32 @@ fn describe(summary: &Summary) -> String {
         summary.new_observations,
         summary.errors
     )
+}
+
+/// What an operator must hear about a crawl beyond its counts, one line each (on stderr,
+/// also with `--json`, whose fields say the same).
+fn notices(summary: &Summary) -> Vec<String> {
+    let mut lines = Vec::new();
+    if summary.gone > 0 {
+        lines.push(format!(
+            "{} topic page(s) gone from the forum (HTTP 404/410 or its error box): the posts seen on them before are recorded as deleted, nothing else was read",
+            summary.gone
+        ));
+    }
+    if summary.disallowed > 0 {
+        lines.push(format!(
+            "{} page(s) skipped: the forum's robots.txt disallows them for this crawler's user agent (crawl_user_agent's product token)",
+            summary.disallowed
+        ));
+    }
+    if let Some(delay) = summary.crawl_delay_ms {
+        lines.push(format!(
+            "the forum's robots.txt asks for a Crawl-delay of {:.1} s, longer than crawl_interval_ms: requests were that far apart ({:.1} s spent waiting)",
+            Duration::from_millis(delay).as_secs_f64(),
+            Duration::from_millis(summary.waited_ms).as_secs_f64()
+        ));
+    }
+    lines
 }
 
 /// Makes the crawled pages searchable now; a failure is only a warning (the running

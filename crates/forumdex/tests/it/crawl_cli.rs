@@ -446,3 +446,90 @@ fn a_topic_gone_from_the_forum_has_its_posts_deleted() {
     }
     forum.assert_paced(1000);
 }
+
+/// Runs a crawl that must succeed: its `--json` summary and its stderr.
+fn crawl_with_stderr(data: &Path, args: &[&str]) -> (Value, String) {
+    let out = forumdex(data, args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{args:?} failed: {stderr}");
+    let summary = serde_json::from_slice(&out.stdout).expect("a JSON summary");
+    (summary, stderr)
+}
+
+/// A forum whose robots.txt is `robots` and whose every other page is an empty HTML page,
+/// on 127.0.0.1:0; returns its URL.
+fn robots_forum(robots: &'static str) -> String {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("address"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut request = String::new();
+            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+            let _ = reader.read_line(&mut request);
+            let body = if request.starts_with("GET /robots.txt ") {
+                robots
+            } else {
+                "<html><body></body></html>"
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    url
+}
+
+#[test]
+fn a_topic_answered_404_is_reported_gone_not_as_a_page() {
+    let Some(forum) = forum() else { return };
+    let site = Site::new();
+    forum.script(TOPIC_14, [Reply::new(404, "no such topic")]);
+    let (summary, stderr) = crawl_with_stderr(&site.data(), &site.args(&forum, &["--topic", "14"]));
+    assert_eq!(summary["gone"], 1, "{summary}");
+    assert_eq!(summary["pages"].get("topic"), None, "{summary}");
+    assert!(stderr.contains("gone from the forum"), "{stderr}");
+}
+
+#[test]
+fn a_forum_that_disallows_us_is_reported() {
+    let site = Site::new();
+    let url = robots_forum("User-agent: *\nDisallow: /\n");
+    let config = site.config.to_str().expect("utf-8 path");
+    let args = [
+        "--config",
+        config,
+        "crawl",
+        "--forum-url",
+        &url,
+        "--topic",
+        "14",
+    ];
+    let (summary, stderr) = crawl_with_stderr(&site.data(), &args);
+    assert_eq!(summary["disallowed"], 1, "{summary}");
+    assert_eq!(summary["requests"], 1, "robots.txt only: {summary}");
+    assert!(stderr.contains("robots.txt disallows"), "{stderr}");
+}
+
+#[test]
+fn a_crawl_delay_longer_than_the_interval_is_reported() {
+    let site = Site::new();
+    let url = robots_forum("User-agent: *\nCrawl-delay: 2\n");
+    let config = site.config.to_str().expect("utf-8 path");
+    let args = [
+        "--config",
+        config,
+        "crawl",
+        "--forum-url",
+        &url,
+        "--topic",
+        "14",
+    ];
+    let (summary, stderr) = crawl_with_stderr(&site.data(), &args);
+    assert_eq!(summary["crawl_delay_ms"], 2000, "{summary}");
+    assert!(summary["waited_ms"].as_u64() > Some(1000), "{summary}");
+    assert!(stderr.contains("Crawl-delay of 2.0 s"), "{stderr}");
+}
