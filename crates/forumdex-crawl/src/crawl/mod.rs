@@ -8,6 +8,9 @@
 //! ([`Crawler::replay`]); the observations come from the stored page with `observed_at` =
 //! its fetch time, so a replay imports nothing twice.
 //!
+//! A page fetched again imports only the records its previous fetch (the raw page kept)
+//! did not make ([`unchanged`]): refreshing an unchanged page adds no observations.
+//!
 //! A page the parser does not recognise is set aside: counted in the summary's `errors`,
 //! logged, and kept as a raw page marked imported ([`CrawlState::record_set_aside`]), so
 //! it is never imported half-read and `--reparse` reads it again once the parser is fixed.
@@ -19,6 +22,7 @@
 mod links;
 mod read;
 mod summary;
+mod unchanged;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -333,6 +337,7 @@ impl Crawler {
                     continue;
                 }
             };
+            let lines = unchanged::new_lines(&self.state, &item.url, page, lines)?;
             let found = match &page_read {
                 Some(page) => self.follow(page)?,
                 None => Vec::new(),

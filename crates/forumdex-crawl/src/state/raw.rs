@@ -2,7 +2,7 @@
 //! least for the retention period, so a parser fix can be replayed without fetching again.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{Transaction, params};
+use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::{CrawlState, Failure, FetchRecord, StateError, instant, millis};
 
@@ -108,6 +108,21 @@ impl CrawlState {
         })
     }
 
+    /// The latest stored raw page fetched for `url` (the one a new fetch is compared with),
+    /// if one is still kept.
+    pub fn latest_raw_page(&self, url: &str) -> Result<Option<RawPage>, StateError> {
+        let stored = self.read(|conn| {
+            Ok(conn
+                .query_row(
+                    &format!("{SELECT} WHERE url = ?1 ORDER BY id DESC LIMIT 1"),
+                    [url],
+                    stored_page,
+                )
+                .optional()?)
+        })?;
+        stored.map(decompressed).transpose()
+    }
+
     fn walk(&self, which: Which) -> RawPages<'_> {
         RawPages {
             state: self,
@@ -119,48 +134,48 @@ impl CrawlState {
     }
 
     fn raw_batch(&self, which: Which, after_id: i64) -> Result<Vec<RawPage>, StateError> {
-        let sql = match which {
-            Which::All => {
-                "SELECT id, url, kind, fetched_at, status, content_type, body_zstd, imported
-                 FROM raw_pages WHERE id > ?1 ORDER BY id LIMIT ?2"
-            }
-            Which::Unimported => {
-                "SELECT id, url, kind, fetched_at, status, content_type, body_zstd, imported
-                 FROM raw_pages WHERE imported = 0 AND id > ?1 ORDER BY id LIMIT ?2"
-            }
+        let filter = match which {
+            Which::All => "WHERE id > ?1",
+            Which::Unimported => "WHERE imported = 0 AND id > ?1",
         };
         let stored = self.read(|conn| {
-            let mut statement = conn.prepare(sql)?;
-            let rows = statement.query_map(params![after_id, BATCH], |row| {
-                Ok((
-                    RawPage {
-                        id: row.get(0)?,
-                        url: row.get(1)?,
-                        kind: row.get(2)?,
-                        fetched_at: instant(row.get(3)?),
-                        status: row.get(4)?,
-                        content_type: row.get(5)?,
-                        body: Vec::new(),
-                        imported: row.get(7)?,
-                    },
-                    row.get::<_, Vec<u8>>(6)?,
-                ))
-            })?;
+            let mut statement = conn.prepare(&format!("{SELECT} {filter} ORDER BY id LIMIT ?2"))?;
+            let rows = statement.query_map(params![after_id, BATCH], stored_page)?;
             Ok(rows.collect::<Result<Vec<_>, _>>()?)
         })?;
-        stored
-            .into_iter()
-            .map(|(page, body_zstd)| {
-                let body = zstd::decode_all(body_zstd.as_slice()).map_err(|source| {
-                    StateError::Compression {
-                        page: format!("#{}", page.id),
-                        source,
-                    }
-                })?;
-                Ok(RawPage { body, ..page })
-            })
-            .collect()
+        stored.into_iter().map(decompressed).collect()
     }
+}
+
+/// The columns [`stored_page`] reads.
+const SELECT: &str =
+    "SELECT id, url, kind, fetched_at, status, content_type, body_zstd, imported FROM raw_pages";
+
+/// A raw page row as stored: the page without its body, and the compressed body.
+fn stored_page(row: &rusqlite::Row<'_>) -> rusqlite::Result<(RawPage, Vec<u8>)> {
+    Ok((
+        RawPage {
+            id: row.get(0)?,
+            url: row.get(1)?,
+            kind: row.get(2)?,
+            fetched_at: instant(row.get(3)?),
+            status: row.get(4)?,
+            content_type: row.get(5)?,
+            body: Vec::new(),
+            imported: row.get(7)?,
+        },
+        row.get(6)?,
+    ))
+}
+
+/// A stored page with its body decompressed.
+fn decompressed((page, body_zstd): (RawPage, Vec<u8>)) -> Result<RawPage, StateError> {
+    let body =
+        zstd::decode_all(body_zstd.as_slice()).map_err(|source| StateError::Compression {
+            page: format!("#{}", page.id),
+            source,
+        })?;
+    Ok(RawPage { body, ..page })
 }
 
 /// Compresses a body for storage.

@@ -533,3 +533,24 @@ fn a_crawl_delay_longer_than_the_interval_is_reported() {
     assert!(summary["waited_ms"].as_u64() > Some(1000), "{summary}");
     assert!(stderr.contains("Crawl-delay of 2.0 s"), "{stderr}");
 }
+
+/// The corpus's observations.
+fn observations(data: &Path) -> i64 {
+    let conn = rusqlite::Connection::open(data.join("corpus.sqlite")).expect("open the corpus");
+    conn.query_row("SELECT count(*) FROM observations", [], |row| row.get(0))
+        .expect("count")
+}
+
+#[test]
+fn refreshing_an_unchanged_page_adds_no_observations() {
+    let Some(forum) = forum() else { return };
+    let site = Site::new();
+    site.crawl(&forum, &["--topic", "14"]);
+    let before = observations(&site.data());
+    for _ in 0..2 {
+        let summary = site.crawl(&forum, &["--refresh", "--topic", "14"]);
+        assert_eq!(summary["pages"]["topic"], 1, "fetched again: {summary}");
+        assert_eq!(summary["new_observations"], 0, "{summary}");
+    }
+    assert_eq!(observations(&site.data()), before);
+}
