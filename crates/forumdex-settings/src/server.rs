@@ -56,6 +56,11 @@ pub struct ServerSection {
     /// Requests worked on at once; more are shed with 503 rather than queued. Default 256.
     #[serde(default = "default_concurrency")]
     pub max_concurrent_requests: usize,
+    /// Threads for blocking work (store calls, searches) at most: past it, that work waits
+    /// for a free thread instead of each burst leaving threads (and their memory) behind.
+    /// Default 8 per core.
+    #[serde(default = "default_blocking_threads")]
+    pub max_blocking_threads: usize,
 }
 
 fn default_listen() -> SocketAddr {
@@ -78,6 +83,9 @@ fn default_timeout() -> u64 {
 }
 fn default_concurrency() -> usize {
     256
+}
+fn default_blocking_threads() -> usize {
+    8 * std::thread::available_parallelism().map_or(2, |cores| cores.get())
 }
 
 impl ServerSection {
@@ -113,8 +121,14 @@ impl ServerSection {
         if self.tls_cert.is_some() != self.tls_key.is_some() {
             bail!("tls_cert and tls_key must be set together");
         }
-        if self.request_timeout_ms == 0 || self.max_concurrent_requests == 0 {
-            bail!("request_timeout_ms and max_concurrent_requests must be at least 1");
+        if self.request_timeout_ms == 0
+            || self.max_concurrent_requests == 0
+            || self.max_blocking_threads == 0
+        {
+            bail!(
+                "request_timeout_ms, max_concurrent_requests and max_blocking_threads must be at \
+                 least 1"
+            );
         }
         Ok(self)
     }

@@ -36,6 +36,7 @@ pub fn serve(
     ready: impl FnOnce(&Server),
 ) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
+        .max_blocking_threads(settings.server.max_blocking_threads)
         .enable_all()
         .build()
         .context("starting the async runtime")?;

@@ -9,6 +9,7 @@ mod faults;
 mod forum;
 mod helpers;
 mod import_cli;
+mod load;
 mod nodes;
 mod search_cli;
 mod serve;

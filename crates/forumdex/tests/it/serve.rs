@@ -73,6 +73,11 @@ impl ServeProcess {
         Self { child, addr }
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Asks it to stop (SIGTERM, as a service manager does) and waits for its exit.
     pub fn stop(mut self) -> std::process::ExitStatus {
         let pid = self.child.id().to_string();

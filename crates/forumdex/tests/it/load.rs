@@ -1,0 +1,96 @@
+//! A burst of concurrent requests on a real `forumdex serve`: the blocking pool stays within
+//! `max_blocking_threads` (asserted on the process's thread count, not on timings), and every
+//! request is answered.
+
+use std::path::Path;
+
+use crate::helpers::json_ok;
+use crate::serve::{ServeProcess, get};
+
+/// The process's threads, from `/proc`.
+fn threads(pid: u32) -> usize {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("Threads:"))
+        .and_then(|count| count.trim().parse().ok())
+        .expect("a Threads: line")
+}
+
+#[test]
+fn a_burst_of_requests_never_grows_the_blocking_pool_past_its_bound() {
+    if !Path::new("/proc/self/status").exists() {
+        eprintln!("skipped: no /proc to count threads in");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path().join("data");
+    let corpus = dir.path().join("corpus.jsonl");
+    let corpus_arg = corpus.to_str().expect("utf-8 path");
+    json_ok(
+        &data,
+        &[
+            "generate", "--posts", "300", "--seed", "9", "--out", corpus_arg,
+        ],
+    );
+    json_ok(&data, &["import", corpus_arg]);
+    json_ok(
+        &data,
+        &[
+            "accounts",
+            "create",
+            "--email",
+            "load@example.com",
+            "--credits",
+            "100000",
+        ],
+    );
+    let key = json_ok(&data, &["keys", "create", "--account", "1"]);
+    let key = key["key"].as_str().expect("a key").to_owned();
+    let bound = 3;
+    let server = ServeProcess::start_with(
+        &data,
+        &[
+            ("FORUMDEX_MAX_BLOCKING_THREADS", &bound.to_string()),
+            ("FORUMDEX_RATE_LIMIT_PER_MINUTE", "1000000"),
+        ],
+    );
+    let (status, _) = get(server.addr, "/api/v1/posts/1", &key).expect("an answer");
+    assert!(status == 200 || status == 404, "{status}");
+    let before = threads(server.pid());
+
+    let clients = 48;
+    let answered: Vec<u16> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..clients)
+            .map(|i| {
+                let (addr, key) = (server.addr, key.clone());
+                scope.spawn(move || {
+                    let path = if i % 2 == 0 {
+                        "/api/v1/search?q=bitcoin+wallet".to_owned()
+                    } else {
+                        format!("/api/v1/posts/{}", i + 1)
+                    };
+                    (0..4)
+                        .map(|_| get(addr, &path, &key).expect("an answer").0)
+                        .collect::<Vec<u16>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| worker.join().expect("a client"))
+            .collect()
+    });
+    let after = threads(server.pid());
+    assert_eq!(answered.len(), clients * 4);
+    assert!(
+        answered
+            .iter()
+            .all(|status| [200, 404, 503].contains(status)),
+        "{answered:?}"
+    );
+    assert!(
+        after <= before + bound,
+        "{after} threads after the burst, {before} before it, blocking pool bound {bound}"
+    );
+}
