@@ -186,11 +186,19 @@ impl Crawler {
         Ok(self.state.mark_imported(raw.id)?)
     }
 
-    /// Queues the scope's first pages. With `refresh`, they are queued again even when
-    /// fetched before, and so are the first listing page of every board read before and the
-    /// topic pages holding the posts due on the re-check schedule (one page per topic).
-    pub fn seed(&self) -> Result<(), CrawlError> {
+    /// Queues the scope's first pages, after dropping the pending pages of another forum
+    /// URL (a run with a mistaken `--forum-url` left them; counted in the summary's
+    /// `dropped`): the frontier follows the forum URL of the latest run. With `refresh`,
+    /// they are queued again even when fetched before, and so are the first listing page of
+    /// every board read before and the topic pages holding the posts due on the re-check
+    /// schedule (one page per topic).
+    pub fn seed(&mut self) -> Result<(), CrawlError> {
         let now = self.clock.now();
+        let root = PageRef::BoardIndex.to_url(&self.forum_url);
+        for url in self.state.drop_pending_outside(&root, now)? {
+            tracing::warn!(%url, "queued by a crawl of another forum URL; dropped");
+            self.summary.dropped += 1;
+        }
         let mut seeds = links::seeds(&self.scope);
         if self.refresh {
             let boards = self.state.done_urls(links::BOARD_KIND)?;

@@ -29,6 +29,9 @@ pub struct Summary {
     /// Topic pages gone from the forum (HTTP 404 or 410, or the forum's error box): not
     /// counted in `pages`; the posts seen on them before became deleted observations.
     pub gone: u64,
+    /// Pending pages queued by a crawl of another forum URL and dropped from the frontier
+    /// (a run with a mistaken `--forum-url` left them).
+    pub dropped: u64,
     /// Pages skipped because the forum's robots.txt disallows them for our user agent.
     pub disallowed: u64,
     /// robots.txt's `Crawl-delay` in milliseconds when it is longer than

@@ -5,6 +5,9 @@ use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::{CrawlState, Failure, StateError, instant, millis, raw};
 
+/// The fetch log outcome of a pending item dropped by [`CrawlState::drop_pending_outside`].
+pub const DROPPED_ELSEWHERE: &str = "dropped: queued by a crawl of another forum URL";
+
 /// A page to queue.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewItem {
@@ -212,6 +215,33 @@ impl CrawlState {
                 params![failure.url, state, due_at, at],
             )?;
             Ok(())
+        })
+    }
+
+    /// Removes the pending items whose URL does not start with `prefix` (the pages of the
+    /// forum a crawl is for all do), logging each in the fetch log with outcome
+    /// [`DROPPED_ELSEWHERE`]; returns their URLs. A crawl run with another forum URL (a
+    /// mistaken `--forum-url`) thus leaves nothing it cannot fetch, and its pages can still
+    /// be queued again by a crawl of that forum.
+    pub fn drop_pending_outside(
+        &self,
+        prefix: &str,
+        at: DateTime<Utc>,
+    ) -> Result<Vec<String>, StateError> {
+        self.write(|tx| {
+            let urls: Vec<String> = {
+                let mut statement = tx.prepare(
+                    "SELECT url FROM frontier
+                     WHERE state = 'pending' AND substr(url, 1, length(?1)) != ?1 ORDER BY url",
+                )?;
+                let rows = statement.query_map([prefix], |row| row.get(0))?;
+                rows.collect::<Result<_, _>>()?
+            };
+            for url in &urls {
+                log(tx, url, millis(at), None, 0, DROPPED_ELSEWHERE)?;
+                tx.execute("DELETE FROM frontier WHERE url = ?1", [url])?;
+            }
+            Ok(urls)
         })
     }
 

@@ -42,7 +42,9 @@ use chrono::{DateTime, Utc};
 use forumdex_sqlite::{Pool, Setup};
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
-pub use frontier::{FetchFailure, FetchRecord, FrontierItem, LogEntry, NewItem, PushResult};
+pub use frontier::{
+    DROPPED_ELSEWHERE, FetchFailure, FetchRecord, FrontierItem, LogEntry, NewItem, PushResult,
+};
 pub use raw::{RawPage, RawPages};
 pub use refresh::{Recheck, TopicChange};
 pub use robots::RobotsRecord;

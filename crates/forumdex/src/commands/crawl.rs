@@ -265,6 +265,12 @@ fn describe(summary: &Summary) -> String {
 /// also with `--json`, whose fields say the same).
 fn notices(summary: &Summary) -> Vec<String> {
     let mut lines = Vec::new();
+    if summary.dropped > 0 {
+        lines.push(format!(
+            "{} pending page(s) queued by a crawl of another forum URL were dropped: the frontier follows this run's --forum-url (a crawl of that forum queues them again)",
+            summary.dropped
+        ));
+    }
     if summary.gone > 0 {
         lines.push(format!(
             "{} topic page(s) gone from the forum (HTTP 404/410 or its error box): the posts seen on them before are recorded as deleted, nothing else was read",

@@ -554,3 +554,26 @@ fn refreshing_an_unchanged_page_adds_no_observations() {
     }
     assert_eq!(observations(&site.data()), before);
 }
+
+#[test]
+fn a_run_with_a_wrong_forum_url_does_not_leave_the_folder_stuck() {
+    let Some(forum) = forum() else { return };
+    let site = Site::new();
+    let config = site.config.to_str().expect("utf-8 path");
+    let wrong = [
+        "--config",
+        config,
+        "crawl",
+        "--forum-url",
+        "http://127.0.0.1:9/forum",
+        "--topic",
+        "14",
+    ];
+    let stderr = fails(&site.data(), &wrong);
+    assert!(stderr.contains("robots.txt"), "{stderr}");
+    let (summary, stderr) = crawl_with_stderr(&site.data(), &site.args(&forum, &["--topic", "14"]));
+    assert_eq!(summary["dropped"], 1, "the wrong URL's topic: {summary}");
+    assert_eq!(summary["pages"]["topic"], 1, "{summary}");
+    assert!(stderr.contains("another forum URL"), "{stderr}");
+    assert_served(site.corpus().as_ref(), &parsed(&forum.saved_page(TOPIC_14)));
+}
