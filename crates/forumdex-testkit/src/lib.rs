@@ -37,6 +37,8 @@ pub mod developer;
 pub mod faults;
 pub mod images;
 mod keeper;
+#[cfg(feature = "app")]
+pub mod locks;
 pub mod postgres;
 pub mod rate;
 pub mod redis;

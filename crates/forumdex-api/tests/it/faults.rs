@@ -63,19 +63,12 @@ async fn a_corpus_locked_for_writing_by_another_process_still_serves() {
 /// so the computed 200s are dropped and the clients get 503, uncharged. Then it recovers.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_debit_blocked_by_a_locked_accounts_database_is_503_and_free() {
-    if !crate::harness::embedded_only(
-        "a_debit_blocked_by_a_locked_accounts_database_is_503_and_free",
-    ) {
-        return;
-    }
     let server = TestApp::start().await;
     let (account, _, secret) = server.funded(20);
     let before = server.money(account);
-    let lock = Connection::open(server.dir.path().join("accounts.sqlite")).expect("open");
-    lock.execute_batch("BEGIN EXCLUSIVE").expect("write lock");
+    let mut lock = server.lock_accounts_for_writing();
     all_503_and_free(&server, &secret, CORPUS_READS).await;
-    lock.execute_batch("ROLLBACK").expect("release");
-    drop(lock);
+    lock.release();
     assert_not_charged(&server, account, &before);
     all_200(&server, &secret, &[POST]).await;
     assert_eq!(server.money(account).0, before.0 - 1);

@@ -80,9 +80,6 @@ async fn a_hundred_concurrent_requests_spend_exactly_seven_credits() {
 /// read, which makes the check deterministic.
 #[test]
 fn a_timeout_never_answers_503_for_a_charged_request() {
-    if !crate::harness::embedded_only("a_timeout_never_answers_503_for_a_charged_request") {
-        return;
-    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -96,12 +93,9 @@ fn a_timeout_never_answers_503_for_a_charged_request() {
     let (account, _, secret) = server.funded(5);
     let before = server.money(account);
 
-    // The operator holds the accounts write lock: reads (authentication, balance) go on in
-    // WAL mode, the debit has to wait.
-    let lock = rusqlite::Connection::open(server.dir.path().join("accounts.sqlite"))
-        .expect("open accounts db");
-    lock.execute_batch("BEGIN IMMEDIATE")
-        .expect("take the write lock");
+    // The operator holds the accounts write lock: reads (authentication, balance) go on,
+    // the debit has to wait.
+    let mut lock = server.lock_accounts_for_writing();
     let (status, request_id) = runtime.block_on(async {
         let send = server
             .client
@@ -115,7 +109,7 @@ fn a_timeout_never_answers_503_for_a_charged_request() {
         let response = match early {
             Ok(joined) => joined,
             Err(_) => {
-                lock.execute_batch("ROLLBACK").expect("release the lock");
+                lock.release();
                 request.await
             }
         }
@@ -129,9 +123,7 @@ fn a_timeout_never_answers_503_for_a_charged_request() {
             .expect("x-request-id");
         (response.status(), id)
     });
-    if !lock.is_autocommit() {
-        lock.execute_batch("ROLLBACK").expect("release the lock");
-    }
+    lock.release();
     // Joins the server's blocking tasks, including an abandoned debit.
     drop(runtime);
 
