@@ -10,6 +10,7 @@ use forumdex_corpus::{CorpusMaintenance, CorpusRead};
 use forumdex_dashboard::Dashboard;
 use forumdex_images::ImageObjects;
 use forumdex_search::SearchIndexes;
+use forumdex_settings::Settings;
 use forumdex_storage::Storage;
 
 use crate::clock::Clock;
@@ -17,7 +18,6 @@ use crate::metrics::Metrics;
 use crate::search_sync::SearchSync;
 use crate::usage::UsageRecorder;
 use crate::wire::Links;
-use forumdex_settings::Settings;
 
 /// Everything a request may need. The corpus is held by its read side only: the HTTP layer
 /// cannot write it.

@@ -13,12 +13,12 @@ use anyhow::Context;
 use axum_server::Handle;
 use axum_server::tls_rustls::RustlsConfig;
 use forumdex_corpus::CorpusMaintenance;
+use forumdex_settings::Settings;
 
 use crate::app::App;
 use crate::background::Background;
 use crate::clock::{Clock, SystemClock};
 use crate::router::router;
-use forumdex_settings::Settings;
 
 /// How long in-flight requests may finish after a shutdown signal.
 const DRAIN: Duration = Duration::from_secs(10);
