@@ -28,6 +28,31 @@ pub struct Scope {
     pub since: Option<DateTime<Utc>>,
 }
 
+impl Scope {
+    /// The scope as the frontier keeps it: the same for two crawls that read the same pages
+    /// (IDs sorted, duplicates ignored), so a crawl resumes the leftovers of its own scope.
+    pub fn key(&self) -> String {
+        let ids = |ids: &[ForumId]| {
+            let mut ids: Vec<i64> = ids.iter().map(|id| id.get()).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            ids.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        format!(
+            "boards={};topics={};profiles={};since={}",
+            ids(&self.boards),
+            ids(&self.topics),
+            self.profiles,
+            self.since
+                .map(|since| since.to_rfc3339())
+                .unwrap_or_default()
+        )
+    }
+}
+
 /// The frontier kind of board listing pages.
 pub const BOARD_KIND: &str = "board";
 
@@ -41,8 +66,8 @@ pub fn kind(page: &PageRef) -> &'static str {
     }
 }
 
-/// A frontier item for `page`, due at `now`.
-pub fn item(page: PageRef, forum_url: &str, now: DateTime<Utc>) -> NewItem {
+/// A frontier item for `page` of the crawl scope `scope` ([`Scope::key`]), due at `now`.
+pub fn item(page: PageRef, forum_url: &str, scope: &str, now: DateTime<Utc>) -> NewItem {
     let priority = match page {
         PageRef::BoardIndex => PRIORITY_INDEX,
         PageRef::Board { .. } => PRIORITY_BOARD,
@@ -54,6 +79,7 @@ pub fn item(page: PageRef, forum_url: &str, now: DateTime<Utc>) -> NewItem {
         kind: kind(&page).to_owned(),
         priority,
         due_at: now,
+        scope: scope.to_owned(),
     }
 }
 

@@ -8,6 +8,11 @@
 //! ([`Crawler::replay`]); the observations come from the stored page with `observed_at` =
 //! its fetch time, so a replay imports nothing twice.
 //!
+//! Each frontier item carries the scope of the crawl that queued it ([`Scope::key`]): a
+//! crawl fetches its own scope's items (and those queued before scopes were kept), so a
+//! differently scoped crawl does what was asked, and another scope's leftovers wait until
+//! that scope is crawled again (counted in the summary's `other_scopes`).
+//!
 //! A page fetched again imports only the records its previous fetch (the raw page kept)
 //! did not make ([`unchanged`]): refreshing an unchanged page adds no observations.
 //!
@@ -90,6 +95,8 @@ pub struct Crawler {
     state: Arc<CrawlState>,
     forum_url: String,
     scope: Scope,
+    /// [`Scope::key`] of `scope`: the frontier items this crawl fetches.
+    scope_key: String,
     refresh: bool,
     summary: Summary,
     /// The wall clock (what is due, when pages were read).
@@ -109,6 +116,7 @@ impl Crawler {
         Self {
             state,
             forum_url: forum_url.trim_end_matches('/').to_owned(),
+            scope_key: scope.key(),
             scope,
             refresh,
             summary: Summary::default(),
@@ -210,7 +218,7 @@ impl Crawler {
             );
         }
         for page in seeds {
-            let item = links::item(page, &self.forum_url, now);
+            let item = self.item(page, now);
             if self.refresh {
                 self.state.requeue(&item, now)?;
             } else {
@@ -231,8 +239,7 @@ impl Crawler {
                         topic_id,
                         start: TopicStart::Msg(msg),
                     };
-                    self.state
-                        .requeue(&links::item(page, &self.forum_url, now), now)?;
+                    self.state.requeue(&self.item(page, now), now)?;
                 }
             }
         }
@@ -247,6 +254,7 @@ impl Crawler {
         sink: &mut dyn Sink,
     ) -> Result<(), CrawlError> {
         let outcome = self.fetch_all(fetcher, sink).await;
+        self.summary.other_scopes = self.state.pending_elsewhere(&self.scope_key)?;
         self.summary.requests = fetcher.requests_sent();
         self.summary.waited_ms = millis(fetcher.time_waited());
         self.summary.crawl_delay_ms = fetcher.crawl_delay().map(millis);
@@ -258,7 +266,7 @@ impl Crawler {
         fetcher: &mut Fetcher,
         sink: &mut dyn Sink,
     ) -> Result<(), CrawlError> {
-        while let Some(item) = self.state.next_due(self.clock.now())? {
+        while let Some(item) = self.state.next_due(self.clock.now(), &self.scope_key)? {
             let Some(page) = PageRef::parse(&item.url) else {
                 self.give_up(&item.url, "not a forum page this crawler reads")?;
                 continue;
@@ -370,7 +378,7 @@ impl Crawler {
         let now = self.clock.now();
         let mut found = Vec::new();
         for link in links::discovered(page, &self.scope) {
-            found.push(links::item(link, &self.forum_url, now));
+            found.push(self.item(link, now));
         }
         if let Page::Topic(topic) = page
             && topic.current_page == 1
@@ -378,8 +386,7 @@ impl Crawler {
             && self.refresh
             && let Some(last) = PageRef::topic_page(topic.topic_id, topic.page_count)
         {
-            self.state
-                .requeue(&links::item(last, &self.forum_url, now), now)?;
+            self.state.requeue(&self.item(last, now), now)?;
         }
         Ok(found)
     }
@@ -452,13 +459,17 @@ impl Crawler {
                 )
             {
                 let queued_at = self.clock.now();
-                self.state
-                    .requeue(&links::item(last, &self.forum_url, queued_at), queued_at)?;
+                self.state.requeue(&self.item(last, queued_at), queued_at)?;
             }
             self.state
                 .observe_topic(topic_id, last_post_id, Some(row.last_post_at), now)?;
         }
         Ok(())
+    }
+
+    /// A frontier item of this crawl's scope for `page`, due at `now`.
+    fn item(&self, page: PageRef, now: chrono::DateTime<chrono::Utc>) -> crate::state::NewItem {
+        links::item(page, &self.forum_url, &self.scope_key, now)
     }
 
     /// Counts and reports a topic page gone from the forum.

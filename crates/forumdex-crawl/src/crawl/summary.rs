@@ -32,6 +32,9 @@ pub struct Summary {
     /// Pending pages queued by a crawl of another forum URL and dropped from the frontier
     /// (a run with a mistaken `--forum-url` left them).
     pub dropped: u64,
+    /// Pages still queued by a crawl of another scope (other `--board`/`--topic`/
+    /// `--profiles`/`--since`), left for when that scope is crawled again.
+    pub other_scopes: u64,
     /// Pages skipped because the forum's robots.txt disallows them for our user agent.
     pub disallowed: u64,
     /// robots.txt's `Crawl-delay` in milliseconds when it is longer than

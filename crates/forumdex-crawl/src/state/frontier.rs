@@ -19,6 +19,9 @@ pub struct NewItem {
     pub priority: i64,
     /// Not fetched before this instant.
     pub due_at: DateTime<Utc>,
+    /// The crawl scope it is queued for (`Scope::key` of the crawl module): a crawl fetches
+    /// the items of its own scope only, so another scope's leftovers wait for it.
+    pub scope: String,
 }
 
 /// A pending frontier item.
@@ -82,7 +85,8 @@ pub struct FetchFailure<'a> {
 
 impl CrawlState {
     /// Queues `item` unless its URL is already known: a pending URL keeps one entry (with the
-    /// earlier due time and the higher priority), a done one is left alone. Idempotent.
+    /// earlier due time, the higher priority and `item`'s scope, so the crawl asking for it
+    /// now fetches it), a done one is left alone. Idempotent.
     pub fn push(&self, item: &NewItem, now: DateTime<Utc>) -> Result<PushResult, StateError> {
         self.write(|tx| push_in(tx, item, now, false))
     }
@@ -93,17 +97,22 @@ impl CrawlState {
         self.write(|tx| push_in(tx, item, now, true))
     }
 
-    /// The pending item to fetch next at `now`: the highest priority among those due, then
-    /// the earliest due, then by URL. A read: the item stays pending until
-    /// [`Self::record_page`] or [`Self::record_failure`] records its fetch.
-    pub fn next_due(&self, now: DateTime<Utc>) -> Result<Option<FrontierItem>, StateError> {
+    /// The pending item of `scope` (or of none, queued before scopes were kept) to fetch
+    /// next at `now`: the highest priority among those due, then the earliest due, then by
+    /// URL. A read: the item stays pending until [`Self::record_page`] or
+    /// [`Self::record_failure`] records its fetch.
+    pub fn next_due(
+        &self,
+        now: DateTime<Utc>,
+        scope: &str,
+    ) -> Result<Option<FrontierItem>, StateError> {
         self.read(|conn| {
             Ok(conn
                 .query_row(
                     "SELECT url, kind, priority, due_at, attempts FROM frontier
-                     WHERE state = 'pending' AND due_at <= ?1
+                     WHERE state = 'pending' AND due_at <= ?1 AND (scope IS NULL OR scope = ?2)
                      ORDER BY priority DESC, due_at, url LIMIT 1",
-                    [millis(now)],
+                    params![millis(now), scope],
                     |row| {
                         Ok(FrontierItem {
                             url: row.get(0)?,
@@ -138,6 +147,17 @@ impl CrawlState {
             )?;
             let rows = statement.query_map([kind], |row| row.get(0))?;
             Ok(rows.collect::<Result<_, _>>()?)
+        })
+    }
+
+    /// How many items are pending for a scope other than `scope` (left for that crawl).
+    pub fn pending_elsewhere(&self, scope: &str) -> Result<u64, StateError> {
+        self.read(|conn| {
+            Ok(conn.query_row(
+                "SELECT count(*) FROM frontier WHERE state = 'pending' AND scope != ?1",
+                [scope],
+                |row| row.get(0),
+            )?)
         })
     }
 
@@ -318,27 +338,28 @@ fn push_in(
     match state.as_deref() {
         None => {
             tx.execute(
-                "INSERT INTO frontier (url, kind, priority, due_at, attempts, state, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, 0, 'pending', ?5)",
-                params![item.url, item.kind, item.priority, due_at, now],
+                "INSERT INTO frontier
+                     (url, kind, priority, due_at, attempts, state, updated_at, scope)
+                 VALUES (?1, ?2, ?3, ?4, 0, 'pending', ?5, ?6)",
+                params![item.url, item.kind, item.priority, due_at, now, item.scope],
             )?;
             Ok(PushResult::Queued)
         }
         Some("pending") => {
             tx.execute(
                 "UPDATE frontier SET priority = max(priority, ?2), due_at = min(due_at, ?3),
-                     updated_at = ?4
+                     updated_at = ?4, scope = ?5
                  WHERE url = ?1",
-                params![item.url, item.priority, due_at, now],
+                params![item.url, item.priority, due_at, now, item.scope],
             )?;
             Ok(PushResult::AlreadyPending)
         }
         Some(_) if again => {
             tx.execute(
                 "UPDATE frontier SET kind = ?2, priority = ?3, due_at = ?4, attempts = 0,
-                     state = 'pending', updated_at = ?5
+                     state = 'pending', updated_at = ?5, scope = ?6
                  WHERE url = ?1",
-                params![item.url, item.kind, item.priority, due_at, now],
+                params![item.url, item.kind, item.priority, due_at, now, item.scope],
             )?;
             Ok(PushResult::Queued)
         }

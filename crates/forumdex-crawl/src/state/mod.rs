@@ -215,6 +215,9 @@ fn migrate(tx: &Transaction<'_>) -> Result<(), Failure> {
     if version < 1 {
         tx.execute_batch(schema::SCHEMA_V1)?;
     }
+    if version < 2 {
+        tx.execute_batch(schema::SCHEMA_V2)?;
+    }
     tx.pragma_update(None, "user_version", schema::SCHEMA_VERSION)?;
     Ok(())
 }

@@ -1,8 +1,8 @@
-//! The crawl state's schema (version 1, `PRAGMA user_version`). Instants are Unix
+//! The crawl state's schema (version 2, `PRAGMA user_version`). Instants are Unix
 //! milliseconds (UTC).
 
 /// The schema version this code writes.
-pub(crate) const SCHEMA_VERSION: i64 = 1;
+pub(crate) const SCHEMA_VERSION: i64 = 2;
 
 /// Version 1.
 pub(crate) const SCHEMA_V1: &str = "
@@ -68,3 +68,7 @@ CREATE TABLE posts (
 );
 CREATE INDEX posts_due ON posts (next_check_at) WHERE next_check_at IS NOT NULL;
 ";
+
+/// Version 2: the crawl scope a frontier item was queued for (`NULL`: queued before scopes
+/// were kept, fetched by any crawl).
+pub(crate) const SCHEMA_V2: &str = "ALTER TABLE frontier ADD COLUMN scope TEXT;";

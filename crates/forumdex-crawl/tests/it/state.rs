@@ -17,6 +17,7 @@ fn item(url: &str, due_at: DateTime<Utc>) -> NewItem {
         kind: "topic".to_owned(),
         priority: 0,
         due_at,
+        scope: String::new(),
     }
 }
 
@@ -46,7 +47,7 @@ fn pushing_a_url_twice_queues_it_once() {
         PushResult::AlreadyPending
     );
     assert_eq!(state.pending_count().expect("count"), 1);
-    let next = state.next_due(t0()).expect("read").expect("due now");
+    let next = state.next_due(t0(), "").expect("read").expect("due now");
     assert_eq!(
         (next.priority, next.due_at),
         (5, t0()),
@@ -61,7 +62,7 @@ fn pushing_a_url_twice_queues_it_once() {
         PushResult::AlreadyDone
     );
     assert_eq!(
-        state.next_due(t0() + Duration::days(1)).expect("read"),
+        state.next_due(t0() + Duration::days(1), "").expect("read"),
         None
     );
     assert_eq!(
@@ -107,9 +108,11 @@ fn a_recorded_page_is_logged_stored_done_and_its_links_queued_and_survives_reope
         3,
         "t1, t2, and gone to retry"
     );
-    let next = state.next_due(t0()).expect("read").expect("due");
+    let next = state.next_due(t0(), "").expect("read").expect("due");
     assert_eq!(next.url, "http://f/t1");
-    let gone = state.next_due(t0() + Duration::minutes(5)).expect("read");
+    let gone = state
+        .next_due(t0() + Duration::minutes(5), "")
+        .expect("read");
     assert!(gone.is_some());
     let log = state.fetch_log("http://f/board").expect("log");
     assert_eq!(log.len(), 1);
@@ -296,7 +299,7 @@ fn a_set_aside_page_is_done_kept_for_reparse_and_not_replayed() {
     state
         .record_set_aside(&page("http://f/t1", b"<html>half", t0()), "truncated")
         .expect("record");
-    assert_eq!(state.next_due(t0()).expect("next"), None, "done");
+    assert_eq!(state.next_due(t0(), "").expect("next"), None, "done");
     assert_eq!(state.done_urls("topic").expect("done"), vec!["http://f/t1"]);
     assert_eq!(state.unimported_pages().count(), 0, "not replayed");
     let kept: Vec<_> = state.raw_pages().map(|p| p.expect("page").body).collect();
@@ -318,4 +321,28 @@ fn known_posts_are_those_seen_in_the_range() {
         state.known_posts(14, 0, Some(56)).expect("read"),
         vec![53, 56]
     );
+}
+
+#[test]
+fn a_crawl_takes_only_its_own_scopes_items() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let state = CrawlState::open_in(dir.path()).expect("state");
+    let scoped = |url: &str, scope: &str| NewItem {
+        scope: scope.to_owned(),
+        ..item(url, t0())
+    };
+    state
+        .push(&scoped("http://f/board", "b"), t0())
+        .expect("push");
+    state
+        .push(&scoped("http://f/topic", "t"), t0())
+        .expect("push");
+    let next = state.next_due(t0(), "t").expect("read").expect("due");
+    assert_eq!(next.url, "http://f/topic");
+    assert_eq!(state.pending_elsewhere("t").expect("count"), 1);
+    // Asked for by this crawl too: it is this crawl's now.
+    state
+        .push(&scoped("http://f/board", "t"), t0())
+        .expect("push");
+    assert_eq!(state.pending_elsewhere("t").expect("count"), 0);
 }

@@ -271,6 +271,12 @@ fn notices(summary: &Summary) -> Vec<String> {
             summary.dropped
         ));
     }
+    if summary.other_scopes > 0 {
+        lines.push(format!(
+            "{} page(s) queued by an unfinished crawl of another scope were left for it: run that crawl again (same --board/--topic/--profiles/--since) to finish them",
+            summary.other_scopes
+        ));
+    }
     if summary.gone > 0 {
         lines.push(format!(
             "{} topic page(s) gone from the forum (HTTP 404/410 or its error box): the posts seen on them before are recorded as deleted, nothing else was read",

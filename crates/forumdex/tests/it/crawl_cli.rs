@@ -577,3 +577,31 @@ fn a_run_with_a_wrong_forum_url_does_not_leave_the_folder_stuck() {
     assert!(stderr.contains("another forum URL"), "{stderr}");
     assert_served(site.corpus().as_ref(), &parsed(&forum.saved_page(TOPIC_14)));
 }
+
+#[test]
+fn a_differently_scoped_crawl_does_what_was_asked_first() {
+    let Some(forum) = forum() else { return };
+    let site = Site::new();
+    // Interrupted: robots.txt, board 74's listing, one of its topics; the rest is left.
+    let board = site.crawl(&forum, &["--board", "74", "--max-requests", "3"]);
+    assert_eq!(board["requests"], 3, "{board}");
+    let before = forum.page_hits().len();
+    let (topic, stderr) = crawl_with_stderr(
+        &site.data(),
+        &site.args(&forum, &["--topic", "14", "--max-requests", "1"]),
+    );
+    assert_eq!(
+        forum.page_hits()[before..],
+        [format!("/index.php?{TOPIC_14}")],
+        "topic 14 first, not the board's leftovers"
+    );
+    assert!(topic["other_scopes"].as_u64() > Some(0), "{topic}");
+    assert!(stderr.contains("another scope"), "{stderr}");
+    // The board's crawl resumes its leftovers.
+    let before = forum.page_hits().len();
+    let resumed = site.crawl(&forum, &["--board", "74", "--max-requests", "1"]);
+    assert_eq!(resumed["other_scopes"], 0, "{resumed}");
+    let next = &forum.page_hits()[before..];
+    assert_eq!(next.len(), 1, "{next:?}");
+    assert!(next[0].contains("topic="), "{next:?}");
+}
