@@ -176,16 +176,29 @@ impl Crawler {
             fetched_at: raw.fetched_at,
             deletions: first,
         };
+        // A replay imports what the interrupted run would have: what the page's previous
+        // fetch did not say.
+        let state = Arc::clone(&self.state);
+        let fresh = |lines: Vec<String>| {
+            if first {
+                unchanged::new_lines(&state, &raw.url, page, raw.id, lines)
+            } else {
+                Ok(lines)
+            }
+        };
         match read::read(&self.state, &body)? {
-            Reading::Page { page, lines } => {
-                self.import(&raw.url, &lines, sink)?;
+            Reading::Page {
+                page: parsed,
+                lines,
+            } => {
+                self.import(&raw.url, &fresh(lines)?, sink)?;
                 self.summary.count_page(&raw.kind);
                 if first {
-                    self.note(&page, &body)?;
+                    self.note(&parsed, &body)?;
                 }
             }
             Reading::Gone { lines } => {
-                self.import(&raw.url, &lines, sink)?;
+                self.import(&raw.url, &fresh(lines)?, sink)?;
                 self.gone(&raw.url);
             }
             Reading::Blocked(reason) => self.set_aside(&raw.url, &reason.to_string()),
@@ -353,7 +366,7 @@ impl Crawler {
                     continue;
                 }
             };
-            let lines = unchanged::new_lines(&self.state, &item.url, page, lines)?;
+            let lines = unchanged::new_lines(&self.state, &item.url, page, i64::MAX, lines)?;
             let found = match &page_read {
                 Some(page) => self.follow(page)?,
                 None => Vec::new(),

@@ -10,15 +10,16 @@ use super::read::{self, Body, Reading};
 use crate::parse::PageRef;
 use crate::state::{CrawlState, RawPage, StateError};
 
-/// Drops from `lines` the records the latest stored fetch of `url` made too (none when
-/// no fetch of it is kept).
+/// Drops from `lines` the records the previous stored fetch of `url` (the latest recorded
+/// before raw page `before_id`) made too; keeps them all when no such fetch is kept.
 pub(crate) fn new_lines(
     state: &CrawlState,
     url: &str,
     page: PageRef,
+    before_id: i64,
     lines: Vec<String>,
 ) -> Result<Vec<String>, StateError> {
-    let Some(previous) = state.latest_raw_page(url)? else {
+    let Some(previous) = state.previous_raw_page(url, before_id)? else {
         return Ok(lines);
     };
     let known = records(state, page, &previous)?;

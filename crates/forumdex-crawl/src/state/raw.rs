@@ -108,14 +108,18 @@ impl CrawlState {
         })
     }
 
-    /// The latest stored raw page fetched for `url` (the one a new fetch is compared with),
-    /// if one is still kept.
-    pub fn latest_raw_page(&self, url: &str) -> Result<Option<RawPage>, StateError> {
+    /// The latest raw page still kept of `url` recorded before raw page `before_id` (pass
+    /// `i64::MAX` for any): the fetch a new one is compared with.
+    pub fn previous_raw_page(
+        &self,
+        url: &str,
+        before_id: i64,
+    ) -> Result<Option<RawPage>, StateError> {
         let stored = self.read(|conn| {
             Ok(conn
                 .query_row(
-                    &format!("{SELECT} WHERE url = ?1 ORDER BY id DESC LIMIT 1"),
-                    [url],
+                    &format!("{SELECT} WHERE url = ?1 AND id < ?2 ORDER BY id DESC LIMIT 1"),
+                    params![url, before_id],
                     stored_page,
                 )
                 .optional()?)

@@ -3,4 +3,5 @@
 mod fetch;
 mod fixture;
 mod parse_pages;
+mod replay;
 mod state;
