@@ -5,21 +5,12 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use crate::helpers::{fails, json_ok};
+use crate::helpers::{fails, imported_folder, json_ok};
 
 #[test]
 fn a_backup_taken_under_writes_restores_every_committed_credit_and_key() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let data = dir.path().join("data");
-    let corpus = dir.path().join("corpus.jsonl");
-    let corpus_arg = corpus.to_str().expect("utf-8 path");
-    json_ok(
-        &data,
-        &[
-            "generate", "--posts", "200", "--seed", "3", "--out", corpus_arg,
-        ],
-    );
-    json_ok(&data, &["import", corpus_arg]);
+    let data = imported_folder(dir.path(), 200, 3);
     json_ok(
         &data,
         &[

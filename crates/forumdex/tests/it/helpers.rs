@@ -1,6 +1,6 @@
 //! Runs the built `forumdex` binary on a temporary data folder.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
@@ -61,4 +61,21 @@ pub fn is_millis_utc(s: &str) -> bool {
         && b[19] == b'.'
         && b[10] == b'T'
         && chrono::DateTime::parse_from_rfc3339(s).is_ok()
+}
+
+/// A data folder `dir/data` holding a generated corpus of `posts` posts (seed `seed`),
+/// imported as `forumdex import` does.
+pub fn imported_folder(dir: &Path, posts: u32, seed: u32) -> PathBuf {
+    let data = dir.join("data");
+    let corpus = dir.join("corpus.jsonl");
+    let corpus = corpus.to_str().expect("utf-8 path");
+    let (posts, seed) = (posts.to_string(), seed.to_string());
+    json_ok(
+        &data,
+        &[
+            "generate", "--posts", &posts, "--seed", &seed, "--out", corpus,
+        ],
+    );
+    json_ok(&data, &["import", corpus]);
+    data
 }

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::helpers::json_ok;
+use crate::helpers::{imported_folder, json_ok};
 use crate::serve::{ServeProcess, get};
 
 /// The process's threads, from `/proc`.
@@ -24,16 +24,7 @@ fn a_burst_of_requests_never_grows_the_blocking_pool_past_its_bound() {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
-    let data = dir.path().join("data");
-    let corpus = dir.path().join("corpus.jsonl");
-    let corpus_arg = corpus.to_str().expect("utf-8 path");
-    json_ok(
-        &data,
-        &[
-            "generate", "--posts", "300", "--seed", "9", "--out", corpus_arg,
-        ],
-    );
-    json_ok(&data, &["import", corpus_arg]);
+    let data = imported_folder(dir.path(), 300, 9);
     json_ok(
         &data,
         &[
