@@ -10,7 +10,8 @@ use forumdex_corpus::{CorpusMaintenance, CorpusRead};
 use forumdex_dashboard::Dashboard;
 use forumdex_images::ImageObjects;
 use forumdex_search::SearchIndexes;
-use forumdex_settings::Settings;
+use forumdex_search::semantic::Semantic;
+use forumdex_settings::{SemanticModelSetting, Settings};
 use forumdex_storage::Storage;
 
 use crate::clock::Clock;
@@ -72,6 +73,9 @@ impl App {
         )?;
         let search =
             SearchIndexes::open(storage.data_dir()).context("opening the search indexes")?;
+        if let Some(semantic) = semantic_leg(&settings, storage.data_dir()) {
+            search.attach_semantic(semantic);
+        }
         let start_seq = corpus
             .read
             .latest_seq()
@@ -100,4 +104,19 @@ impl App {
         };
         Ok((app, corpus.maintenance))
     }
+}
+
+/// The semantic leg the `semantic_model` setting asks for, over the indexes of `data_dir`:
+/// `None` when it is `off` or the model cannot be read (then one warning says why, and
+/// search stays lexical).
+pub fn semantic_leg(settings: &Settings, data_dir: &std::path::Path) -> Option<Arc<Semantic>> {
+    let path = match settings.search.semantic_model() {
+        SemanticModelSetting::Bundled => forumdex_search::semantic::bundled_model_path(),
+        SemanticModelSetting::File(path) => path,
+        SemanticModelSetting::Off => {
+            tracing::info!("semantic_model is off: search is lexical only");
+            return None;
+        }
+    };
+    forumdex_search::semantic::load(&path, data_dir)
 }

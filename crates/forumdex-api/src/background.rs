@@ -1,6 +1,8 @@
-//! The server's background work: garbage collection of superseded corpus versions, and the
+//! The server's background work: garbage collection of superseded corpus versions, the
 //! search sync that keeps the node's indexes up with the corpus (publishing where they
-//! stand to [`SearchSync`](crate::search_sync::SearchSync), so callers wait on an event instead of polling).
+//! stand to [`SearchSync`](crate::search_sync::SearchSync), so callers wait on an event instead of polling),
+//! and the embedding of new index segments for the semantic leg, on a blocking thread of
+//! its own so that searches never wait for it.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -29,6 +31,7 @@ impl Background {
             tasks: vec![
                 tokio::spawn(collect_garbage(Arc::clone(app), maintenance)),
                 tokio::spawn(sync_search(Arc::clone(app))),
+                tokio::spawn(embed_posts(Arc::clone(app))),
                 tokio::spawn(flush_usage(Arc::clone(app))),
             ],
         }
@@ -98,6 +101,35 @@ async fn sync_search(app: Arc<App>) {
             }
             Ok(Err(err)) => tracing::warn!(error = %err, "search index sync failed"),
             Err(err) => tracing::warn!(error = %err, "search index sync task failed"),
+        }
+        tokio::time::sleep(Indexer::SERVING_INTERVAL).await;
+    }
+}
+
+/// Embeds the index segments that have no vectors yet (at start: those of a data folder
+/// never embedded, or embedded with another model), then, every
+/// [`Indexer::SERVING_INTERVAL`], those new syncs and merges made. One pass at a time, on
+/// one blocking thread; a segment serves semantically as soon as it is done.
+async fn embed_posts(app: Arc<App>) {
+    let Some(semantic) = app.search.semantic().cloned() else {
+        return;
+    };
+    loop {
+        let (semantic, indexes) = (Arc::clone(&semantic), Arc::clone(&app.search));
+        let pass = move || semantic.embed_missing(&indexes, &mut |_| {});
+        match tokio::task::spawn_blocking(pass).await {
+            Ok(Ok(report)) => {
+                if report.segments_embedded + report.segments_loaded > 0 {
+                    tracing::info!(
+                        segments_embedded = report.segments_embedded,
+                        docs_embedded = report.docs_embedded,
+                        segments_loaded = report.segments_loaded,
+                        "post vectors ready"
+                    );
+                }
+            }
+            Ok(Err(err)) => tracing::warn!(error = %err, "embedding posts failed"),
+            Err(err) => tracing::warn!(error = %err, "embedding posts task failed"),
         }
         tokio::time::sleep(Indexer::SERVING_INTERVAL).await;
     }

@@ -13,7 +13,7 @@
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use forumdex_corpus::html::img_tags;
 use forumdex_corpus::text::{html_to_search_text, html_to_text};
@@ -32,6 +32,7 @@ use tantivy::{
 use crate::SearchError;
 use crate::analysis::{self, PLAIN_ANALYZER, TEXT_ANALYZER};
 use crate::quality::Quality;
+use crate::semantic::Semantic;
 
 /// Version of the schema and analyzers; indexes written by another version are rebuilt.
 pub const VERSION: u32 = 6;
@@ -203,6 +204,7 @@ pub struct SearchIndexes {
     indexes: RwLock<BTreeMap<String, Arc<LangIndex>>>,
     seen_state: Mutex<Option<State>>,
     sync_lock: Mutex<()>,
+    semantic: OnceLock<Arc<Semantic>>,
 }
 
 impl SearchIndexes {
@@ -229,6 +231,7 @@ impl SearchIndexes {
             indexes: RwLock::new(BTreeMap::new()),
             seen_state: Mutex::new(None),
             sync_lock: Mutex::new(()),
+            semantic: OnceLock::new(),
         };
         this.refresh()?;
         Ok(this)
@@ -240,6 +243,16 @@ impl SearchIndexes {
     /// next sync continues.
     pub fn seed_from(source: &Path, data_dir: &Path) -> Result<i64, SearchError> {
         seed::seed_from(source, data_dir)
+    }
+
+    /// Gives searches a semantic leg (once; a second call is ignored).
+    pub fn attach_semantic(&self, semantic: Arc<Semantic>) {
+        let _ = self.semantic.set(semantic);
+    }
+
+    /// The semantic leg, when one is attached.
+    pub fn semantic(&self) -> Option<&Arc<Semantic>> {
+        self.semantic.get()
     }
 
     /// The fields of every index.

@@ -11,6 +11,10 @@
 //! - **After a crawl**, [`Indexer::catch_up`] once (a crawl's pages are few per run).
 //! - **On `forumdex reindex`**, [`Indexer::rebuild`]: every index from nothing, in bulk.
 //!
+//! With a semantic leg attached, [`Indexer::catch_up`] also embeds the small segments it
+//! wrote before it returns ([`crate::semantic::Semantic::embed_small_segments`]); larger
+//! ones are the server's background embedding job's.
+//!
 //! Syncing itself (which posts changed, one document per canonical post, `synced_seq`
 //! recorded only after every touched index committed) is [`SearchIndexes`]'.
 
@@ -56,7 +60,11 @@ impl Indexer {
     /// Brings the indexes up to the corpus's newest sequence in serving-sized windows.
     /// Blocking.
     pub fn catch_up(&self) -> Result<SyncReport, SearchError> {
-        self.indexes.sync(self.corpus.as_ref())
+        let report = self.indexes.sync(self.corpus.as_ref())?;
+        if let Some(semantic) = self.indexes.semantic() {
+            semantic.embed_small_segments(&self.indexes)?;
+        }
+        Ok(report)
     }
 
     /// Follows an import on the calling thread until `imported` is closed (the importer

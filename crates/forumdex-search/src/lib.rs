@@ -18,6 +18,7 @@ pub mod index;
 pub mod indexer;
 pub mod quality;
 pub mod search;
+pub mod semantic;
 
 pub use forumdex_corpus::LangCode;
 pub use index::{SearchIndexes, SyncReport};

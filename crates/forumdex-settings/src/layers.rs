@@ -13,7 +13,9 @@ use anyhow::{Context, bail};
 use serde::de::DeserializeOwned;
 
 use crate::fields::{Field, fields_of};
-use crate::{CrawlSection, DashboardSection, PaymentsSection, ServerSection, StorageSection};
+use crate::{
+    CrawlSection, DashboardSection, PaymentsSection, SearchSection, ServerSection, StorageSection,
+};
 
 /// A section of the settings: a struct whose fields are settings.
 pub(crate) trait Section: DeserializeOwned {
@@ -26,6 +28,9 @@ impl Section for ServerSection {
 }
 impl Section for StorageSection {
     const NAME: &'static str = "storage";
+}
+impl Section for SearchSection {
+    const NAME: &'static str = "search";
 }
 impl Section for CrawlSection {
     const NAME: &'static str = "crawl";
@@ -53,6 +58,7 @@ pub(crate) fn catalogue() -> &'static [Entry] {
         let mut entries = Vec::new();
         entries.extend(entries_of::<ServerSection>());
         entries.extend(entries_of::<StorageSection>());
+        entries.extend(entries_of::<SearchSection>());
         entries.extend(entries_of::<CrawlSection>());
         entries.extend(entries_of::<DashboardSection>());
         entries.extend(entries_of::<PaymentsSection>());

@@ -1,7 +1,7 @@
 //! The operator's settings (operator-interface.md): defaults, then a TOML file, then
 //! `FORUMDEX_<NAME>` environment variables, then command-line flags. One typed tree, passed
 //! explicitly, in sections owned by their users: [`ServerSection`], [`StorageSection`],
-//! [`CrawlSection`], [`DashboardSection`] and [`PaymentsSection`].
+//! [`SearchSection`], [`CrawlSection`], [`DashboardSection`] and [`PaymentsSection`].
 //!
 //! The names stay flat, exactly as operator-interface.md and README give them
 //! (`rate_limit_per_minute`, `FORUMDEX_RATE_LIMIT_PER_MINUTE`): which section owns a name and
@@ -15,6 +15,7 @@ mod dashboard;
 mod fields;
 mod layers;
 mod payments;
+mod search;
 mod server;
 mod storage;
 mod values;
@@ -25,6 +26,7 @@ use std::path::Path;
 pub use crawl::CrawlSection;
 pub use dashboard::DashboardSection;
 pub use payments::{PaymentProviderSetting, PaymentsSection};
+pub use search::{SearchSection, SemanticModelSetting};
 pub use server::ServerSection;
 pub use storage::{RateLimiterFallback, RateLimiterSetting, StorageSection, StorageSetting};
 pub use values::Secret;
@@ -38,6 +40,8 @@ pub struct Settings {
     pub server: ServerSection,
     /// Where the corpus, accounts, images, cursor key and rate limits live.
     pub storage: StorageSection,
+    /// The semantic leg of search.
+    pub search: SearchSection,
     /// The crawler's identity and pace.
     pub crawl: CrawlSection,
     /// The dashboard's mail and sessions.
@@ -79,6 +83,8 @@ impl Settings {
         let server = layers.take::<ServerSection>()?.resolve()?;
         let storage = layers.take::<StorageSection>()?;
         storage.check()?;
+        let search = layers.take::<SearchSection>()?;
+        search.check()?;
         let crawl = layers.take::<CrawlSection>()?;
         crawl.check()?;
         let dashboard = layers.take::<DashboardSection>()?;
@@ -88,6 +94,7 @@ impl Settings {
         Ok(Self {
             server,
             storage,
+            search,
             crawl,
             dashboard,
             payments,

@@ -27,7 +27,7 @@ pub struct SearchResponse {
     pub index: String,
     /// A better query, when the original was kept.
     pub did_you_mean: Option<String>,
-    /// Always false: lexical search only.
+    /// Whether the semantic leg ran and its hits were fused with the lexical ones.
     pub hybrid: bool,
     /// Whether the freshness preference was applied (requested or detected).
     pub freshness: bool,
@@ -52,7 +52,8 @@ pub enum DateSource {
 /// What ranked a hit: the signals that applied, served as their names joined by `+` in this
 /// order: the tiers `words` (several words: posts holding more of them first), `typo` (the
 /// hit matched a neighbour of a missing word), `proximity` and `exactness`, then
-/// `bm25+quality` (always), then `freshness` and `answer` when they applied; for example
+/// `bm25+quality` (always), then `freshness` and `answer` when they applied, then
+/// `semantic` when the semantic leg found the hit (a hybrid search); for example
 /// `"words+proximity+exactness+bm25+quality"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RankSource {
@@ -68,10 +69,12 @@ pub struct RankSource {
     pub freshness: bool,
     /// The answer boost of a question.
     pub answer: bool,
+    /// The semantic leg found it (its place there counted in the fusion).
+    pub semantic: bool,
 }
 
 /// The signal names of [`RankSource`], in their served order, `bm25` and `quality` always.
-const RANK_SIGNALS: [&str; 8] = [
+const RANK_SIGNALS: [&str; 9] = [
     "words",
     "typo",
     "proximity",
@@ -80,10 +83,11 @@ const RANK_SIGNALS: [&str; 8] = [
     "quality",
     "freshness",
     "answer",
+    "semantic",
 ];
 
 impl RankSource {
-    fn flags(&self) -> [bool; 8] {
+    fn flags(&self) -> [bool; 9] {
         [
             self.words,
             self.typo,
@@ -93,6 +97,7 @@ impl RankSource {
             true,
             self.freshness,
             self.answer,
+            self.semantic,
         ]
     }
 }
@@ -113,7 +118,7 @@ impl std::str::FromStr for RankSource {
 
     /// Parses the served form; signals must appear in their order, `bm25+quality` included.
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let mut flags = [false; 8];
+        let mut flags = [false; 9];
         let mut next = 0;
         for name in text.split('+') {
             let at = RANK_SIGNALS[next..]
@@ -134,6 +139,7 @@ impl std::str::FromStr for RankSource {
             exactness: flags[3],
             freshness: flags[6],
             answer: flags[7],
+            semantic: flags[8],
         })
     }
 }

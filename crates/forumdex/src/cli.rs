@@ -39,6 +39,8 @@ pub enum Command {
     Keys(commands::keys::KeysArgs),
     /// Rebuild every search index from the corpus.
     Reindex(commands::reindex::ReindexArgs),
+    /// Give every search index segment its post vectors (the semantic leg), to the end.
+    Embed(commands::embed::EmbedArgs),
     /// Copy the embedded data folder, online and consistent, into a new data folder.
     Backup(commands::backup::BackupArgs),
     /// Measure search relevance (MRR@10, recall@10) over a query set.

@@ -46,6 +46,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Credits(args) => commands::credits::run(&global, args),
         Command::Keys(args) => commands::keys::run(&global, args),
         Command::Reindex(args) => commands::reindex::run(&global, args),
+        Command::Embed(args) => commands::embed::run(&global, args),
         Command::Backup(args) => commands::backup::run(&global, args),
         Command::Relevance(args) => commands::relevance::run(&global, args),
         Command::Takedown(args) => commands::takedown::run(&global, args),

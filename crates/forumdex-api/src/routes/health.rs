@@ -33,7 +33,26 @@ pub async fn readyz(State(app): State<Arc<App>>) -> Result<Json<Value>, ApiError
         "status": "ready",
         "corpus_sequence": snapshot.seq,
         "search_sequence": app.search.synced_seq().unwrap_or(0).max(app.search_sync.synced_seq()),
+        "semantic": semantic_status(&app),
     })))
+}
+
+/// The semantic leg: its model and how much of the searchable corpus has vectors (`null`
+/// when search is lexical only). Readiness does not wait for it: until a segment is
+/// embedded, its posts are found by the lexical leg only.
+fn semantic_status(app: &App) -> Value {
+    match app.search.semantic() {
+        Some(semantic) => {
+            let coverage = semantic.coverage(&app.search);
+            json!({
+                "model": semantic.model().version(),
+                "docs": coverage.docs,
+                "embedded": coverage.embedded,
+                "coverage": (coverage.share() * 1e4).round() / 1e4,
+            })
+        }
+        None => Value::Null,
+    }
 }
 
 /// Prometheus text format.
@@ -43,6 +62,23 @@ pub async fn metrics(State(app): State<Arc<App>>) -> impl IntoResponse {
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        app.metrics.render(),
+        app.metrics.render() + &semantic_metrics(&app),
+    )
+}
+
+/// The semantic leg's coverage as gauges (none when search is lexical only).
+fn semantic_metrics(app: &App) -> String {
+    let Some(semantic) = app.search.semantic() else {
+        return String::new();
+    };
+    let coverage = semantic.coverage(&app.search);
+    format!(
+        "# HELP forumdex_semantic_docs Searchable posts (every index).\n\
+         # TYPE forumdex_semantic_docs gauge\n\
+         forumdex_semantic_docs {}\n\
+         # HELP forumdex_semantic_docs_embedded Searchable posts that have vectors.\n\
+         # TYPE forumdex_semantic_docs_embedded gauge\n\
+         forumdex_semantic_docs_embedded {}\n",
+        coverage.docs, coverage.embedded
     )
 }

@@ -11,8 +11,8 @@ use axum::Json;
 use axum::extract::{RawQuery, State};
 use forumdex_corpus::text::replace_image_markers;
 use forumdex_corpus::{CorpusRead, Millis, TakedownSet};
+use forumdex_search::search::DEFAULT_LIMIT;
 use forumdex_search::search::RankFactors;
-use forumdex_search::search::{DEFAULT_LIMIT, RANKING_MODEL_VERSION};
 use forumdex_search::{Hit, LangCode, SearchRequest, SearchResults};
 use forumdex_types::{BoardScope, DateSource, RankSource, SearchHit, SearchResponse};
 
@@ -113,7 +113,7 @@ pub fn search_response(
         board_scope: BoardScope::All,
         index: results.index,
         did_you_mean: results.did_you_mean,
-        hybrid: false,
+        hybrid: results.hybrid,
         freshness: results.freshness,
         answer_seeking: results.answer_seeking,
         total: results.total,
@@ -171,7 +171,7 @@ pub fn search_hit(mut hit: Hit, cached: &CachedImages, links: &Links) -> SearchH
         ai_score: hit.ai_score,
         health_score: hit.health_score,
         rank_source: rank_source(hit.rank_factors),
-        ranking_model_version: RANKING_MODEL_VERSION.to_owned(),
+        ranking_model_version: hit.ranking_model_version,
         search_index: hit.search_index,
     }
 }
@@ -185,5 +185,6 @@ fn rank_source(factors: RankFactors) -> RankSource {
         exactness: factors.exactness,
         freshness: factors.freshness,
         answer: factors.answer,
+        semantic: factors.semantic,
     }
 }

@@ -617,7 +617,7 @@ impl Walk<'_> {
 }
 
 /// Which documents of a segment the search may return.
-struct Admission<'a> {
+pub(super) struct Admission<'a> {
     alive: Option<&'a AliveBitSet>,
     hidden: Option<SegmentPostings>,
     images: Option<SegmentPostings>,
@@ -626,7 +626,7 @@ struct Admission<'a> {
 
 impl<'a> Admission<'a> {
     /// `None` when the segment can return nothing (image search, and no post of it has one).
-    fn of(
+    pub(super) fn of(
         segment: &'a SegmentReader,
         fields: &Fields,
         filter: Filter<'_>,
@@ -659,7 +659,7 @@ impl<'a> Admission<'a> {
     }
 
     /// Whether `doc` may be returned; documents are asked in ascending order.
-    fn admits(&mut self, doc: DocId) -> bool {
+    pub(super) fn admits(&mut self, doc: DocId) -> bool {
         if self.alive.is_some_and(|alive| !alive.is_alive(doc)) {
             return false;
         }

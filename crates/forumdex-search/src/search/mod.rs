@@ -36,9 +36,11 @@
 //!   outputs.
 
 mod count;
+pub mod fusion;
 mod highlight;
 mod intent;
 mod matcher;
+mod nearest;
 mod rerank;
 mod terms;
 mod tiers;
@@ -52,13 +54,15 @@ use forumdex_corpus::{LangCode, Millis, TakedownSet};
 use tantivy::columnar::Column;
 use tantivy::query::{BooleanQuery, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Value};
-use tantivy::{Searcher, TantivyDocument, Term};
+use tantivy::{DocAddress, Searcher, TantivyDocument, Term};
 
 pub use intent::{detects_answer_seeking, detects_freshness};
 pub use rerank::ANSWER_BOOST;
 
 use crate::SearchError;
 use crate::index::{Fields, LangIndex, SearchIndexes};
+use crate::semantic::Semantic;
+use nearest::Near;
 use rerank::{Candidate, Factors};
 use tiers::{Plan, Signals};
 use words::QueryWord;
@@ -67,6 +71,9 @@ use words::QueryWord;
 pub const RANKING_MODEL_VERSION: &str = "fdx-rank-3";
 /// Matches per index that are re-ranked.
 pub const RERANK_DEPTH: usize = 300;
+/// Version of the fusion of the lexical and semantic legs ([`fusion`]), reported in a
+/// hybrid hit's `ranking_model_version`.
+pub const FUSION_VERSION: &str = "rrf60-1";
 /// Hits returned.
 pub const DEFAULT_LIMIT: usize = 20;
 /// When the query's words are held, together, more times than this share of the searched
@@ -126,8 +133,11 @@ pub struct SearchResults {
     pub freshness: bool,
     /// Whether the query was read as a question.
     pub answer_seeking: bool,
-    /// Matching posts (after the quality filter).
+    /// Matching posts (after the quality filter), plus, when the semantic leg ran, its
+    /// hits that are not among the lexical ones ranked.
     pub total: u64,
+    /// Whether the semantic leg ran and was fused in.
+    pub hybrid: bool,
     /// The best hits, best first.
     pub hits: Vec<Hit>,
 }
@@ -181,6 +191,9 @@ pub struct Hit {
     pub rank_factors: RankFactors,
     /// The index it came from.
     pub search_index: String,
+    /// The ranking: [`RANKING_MODEL_VERSION`], and for a hybrid search the semantic
+    /// model's version and [`FUSION_VERSION`].
+    pub ranking_model_version: String,
 }
 
 /// An index being searched, with the searcher every step of one search uses.
@@ -236,19 +249,68 @@ pub fn search(
     } else if let Some(better) = words::suggestion(&request.query, &query_words) {
         did_you_mean = Some(better);
     }
-    let mut best = rerank::rerank(outcome.hits, factors);
-    best.truncate(request.limit);
-    if did_you_mean.is_some() && best.iter().any(|c| c.tier.typos > 0) {
-        corrected_query = did_you_mean.take();
+    let best = rerank::rerank(outcome.hits, factors);
+    let complete = best
+        .iter()
+        .take_while(|c| c.tier.missing_words == 0 && c.tier.missing_common == 0)
+        .count();
+    let semantic = match indexes.semantic() {
+        Some(semantic) if wants_semantic(&query_words, factors, complete, request.limit) => {
+            semantic_leg(semantic, &targets, &fields, request)?
+        }
+        _ => None,
     }
-    let mut hits = Vec::with_capacity(best.len());
-    for candidate in best {
-        let target = &targets[candidate.at];
-        let doc: TantivyDocument = target.searcher.doc(candidate.address)?;
-        let mut hit = hit_of(&doc, &fields, candidate.tier.bm25, &target.index.key);
-        hit.score = reported_score(&candidate);
-        hit.rank_factors = RankFactors::of(&candidate, factors);
-        hits.push((candidate.at, hit));
+    .filter(|near| !near.is_empty());
+    let (picks, semantic_only) = match &semantic {
+        Some(near) => picks_of_fusion(&best, complete, near, &targets, &request.query),
+        None => (best.iter().map(|c| Pick::Lexical(*c)).collect(), 0),
+    };
+    let hybrid = semantic.is_some();
+    let version = match indexes.semantic().filter(|_| hybrid) {
+        Some(semantic) => format!(
+            "{RANKING_MODEL_VERSION}+{}+{FUSION_VERSION}",
+            semantic.model().version()
+        ),
+        None => RANKING_MODEL_VERSION.to_owned(),
+    };
+    let mut hits = Vec::with_capacity(request.limit.min(picks.len()));
+    for pick in picks.into_iter().take(request.limit) {
+        let (at, address) = pick.place();
+        let target = &targets[at];
+        let doc: TantivyDocument = target.searcher.doc(address)?;
+        let mut hit = match pick {
+            Pick::Lexical(candidate) | Pick::Fused { candidate, .. } => {
+                let mut hit = hit_of(&doc, &fields, candidate.tier.bm25, &target.index.key);
+                hit.score = reported_score(&candidate);
+                hit.rank_factors = RankFactors::of(&candidate, factors);
+                hit
+            }
+            Pick::Semantic { .. } => {
+                let mut hit = hit_of(&doc, &fields, 0.0, &target.index.key);
+                hit.rank_factors = RankFactors {
+                    freshness: factors.freshness,
+                    answer: factors.answer_seeking,
+                    ..RankFactors::default()
+                };
+                hit
+            }
+        };
+        match pick {
+            Pick::Fused { score, near, .. } => {
+                hit.score = (score * 1e6).round() / 1e6;
+                hit.rank_factors.semantic = near;
+            }
+            Pick::Semantic { score, .. } => {
+                hit.score = (score * 1e6).round() / 1e6;
+                hit.rank_factors.semantic = true;
+            }
+            Pick::Lexical(_) => {}
+        }
+        hit.ranking_model_version = version.clone();
+        hits.push((at, hit));
+    }
+    if did_you_mean.is_some() && hits.iter().any(|(_, hit)| hit.rank_factors.typo) {
+        corrected_query = did_you_mean.take();
     }
     if !request.images_only {
         highlight::highlight(&targets, &outcome.queries, &fields, &mut hits)?;
@@ -267,7 +329,8 @@ pub fn search(
             .map_or_else(|| "all".to_owned(), |l| l.base().to_owned()),
         freshness: factors.freshness,
         answer_seeking: factors.answer_seeking,
-        total: outcome.total,
+        total: outcome.total + semantic_only,
+        hybrid,
         hits: hits.into_iter().map(|(_, hit)| hit).collect(),
     })
 }
@@ -463,6 +526,7 @@ fn hit_of(doc: &TantivyDocument, f: &Fields, bm25: f64, index: &str) -> Hit {
         health_score: real(f.health_score),
         rank_factors: RankFactors::default(),
         search_index: index.to_owned(),
+        ranking_model_version: RANKING_MODEL_VERSION.to_owned(),
     }
 }
 
@@ -489,6 +553,8 @@ pub struct RankFactors {
     pub freshness: bool,
     /// The answer boost of a question-shaped query.
     pub answer: bool,
+    /// The semantic leg found the hit (its place there counted in the fusion).
+    pub semantic: bool,
 }
 
 impl RankFactors {
@@ -501,6 +567,115 @@ impl RankFactors {
             exactness: signals.exactness,
             freshness: factors.freshness,
             answer: factors.answer_seeking,
+            semantic: false,
         }
     }
+}
+
+/// A hit of the final order, before its document is read.
+#[derive(Debug, Clone, Copy)]
+enum Pick {
+    /// Lexical order (no semantic leg).
+    Lexical(Candidate),
+    /// A lexical match placed by the fusion.
+    Fused {
+        candidate: Candidate,
+        /// Its fusion score.
+        score: f64,
+        /// Whether the semantic leg found it too.
+        near: bool,
+    },
+    /// Found by the semantic leg only.
+    Semantic {
+        near: Near,
+        /// Its fusion score.
+        score: f64,
+    },
+}
+
+impl Pick {
+    fn place(&self) -> (usize, DocAddress) {
+        match self {
+            Pick::Lexical(c) | Pick::Fused { candidate: c, .. } => (c.at, c.address),
+            Pick::Semantic { near, .. } => (near.at, near.address),
+        }
+    }
+}
+
+/// Whether the semantic leg may help `words`: a query of 3 or more words or a question
+/// (natural language), or one whose words fewer than `limit` posts hold all together (few
+/// or weak lexical matches). Short keyword queries that find enough complete matches stay
+/// lexical, on the fast path.
+fn wants_semantic(words: &[QueryWord], factors: Factors, complete: usize, limit: usize) -> bool {
+    words.len() >= 3 || factors.answer_seeking || complete < limit
+}
+
+/// The semantic leg's hits for `request` (nearest first), or `None` when the model knows no
+/// word of the query.
+fn semantic_leg(
+    semantic: &Semantic,
+    targets: &[Target],
+    fields: &Fields,
+    request: &SearchRequest,
+) -> Result<Option<Vec<Near>>, SearchError> {
+    let Some(query) = semantic.model().embed_quantised(&request.query) else {
+        return Ok(None);
+    };
+    let filter = matcher::Filter {
+        skip_hidden: !request.include_low_quality,
+        images_only: request.images_only,
+        exclude: &request.exclude,
+    };
+    Ok(Some(nearest::nearest(
+        targets,
+        fields,
+        semantic,
+        &query,
+        filter,
+        fusion::LEG_DEPTH,
+    )?))
+}
+
+/// The fused order of the lexical `best` (whose first `complete` hold every word) and the
+/// semantic leg's `near`, and how many of its posts only the semantic leg found.
+fn picks_of_fusion(
+    best: &[Candidate],
+    complete: usize,
+    near: &[Near],
+    targets: &[Target],
+    query: &str,
+) -> (Vec<Pick>, u64) {
+    let lexical_ids: Vec<i64> = best.iter().map(|c| c.post_id).collect();
+    let near_ids: Vec<i64> = near.iter().map(|n| n.post_id).collect();
+    let hit_indexes = best
+        .iter()
+        .take(10)
+        .map(|c| targets[c.at].index.key.as_str());
+    let weight = if fusion::crosses_script(query, hit_indexes) {
+        fusion::CROSS_LANGUAGE_WEIGHT
+    } else {
+        1.0
+    };
+    let fused = fusion::fuse(&lexical_ids, complete, &near_ids, weight);
+    let mut semantic_only = 0;
+    let picks = fused
+        .into_iter()
+        .map(|f| match (f.lexical, f.semantic) {
+            (Some(at), _) if f.complete => Pick::Lexical(best[at]),
+            (Some(at), near) => Pick::Fused {
+                candidate: best[at],
+                score: f.score,
+                near: near.is_some(),
+            },
+            (None, Some(at)) => {
+                semantic_only += 1;
+                Pick::Semantic {
+                    near: near[at],
+                    score: f.score,
+                }
+            }
+            (None, None) => unreachable!("a fused post comes from a leg"),
+        })
+        .collect();
+    (picks, semantic_only)
 }

@@ -6,6 +6,7 @@ mod known_items;
 mod languages;
 mod ranking;
 mod sample;
+mod semantic;
 mod spelling;
 mod sync;
 mod tiers;

@@ -442,6 +442,7 @@ fn rank_source_strings_are_pinned() {
         exactness: false,
         freshness: false,
         answer: false,
+        semantic: false,
     };
     let cases = [
         (none, "bm25+quality"),
@@ -469,8 +470,17 @@ fn rank_source_strings_are_pinned() {
                 exactness: true,
                 freshness: true,
                 answer: true,
+                semantic: false,
             },
             "words+typo+proximity+exactness+bm25+quality+freshness+answer",
+        ),
+        (
+            RankSource {
+                answer: true,
+                semantic: true,
+                ..none
+            },
+            "bm25+quality+answer+semantic",
         ),
     ];
     for (source, text) in cases {
@@ -483,6 +493,7 @@ fn rank_source_strings_are_pinned() {
         "words",
         "bm25+quality+words",
         "bm25+quality+x",
+        "semantic+bm25+quality",
     ] {
         assert!(bad.parse::<RankSource>().is_err(), "{bad:?}");
     }

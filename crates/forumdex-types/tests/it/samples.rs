@@ -136,6 +136,7 @@ pub fn search_hit() -> SearchHit {
             exactness: true,
             freshness: true,
             answer: true,
+            semantic: false,
         },
         ranking_model_version: "fdx-rank-3".to_owned(),
         search_index: "en".to_owned(),

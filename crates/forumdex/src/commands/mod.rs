@@ -6,6 +6,7 @@ pub mod crawl;
 pub mod credits;
 pub mod db;
 pub mod demo;
+pub mod embed;
 pub mod generate;
 pub mod import;
 pub mod keys;

@@ -1,6 +1,8 @@
 //! `forumdex relevance --queries FILE`: MRR@10 and recall@10 of post search over a query
 //! set, against the search indexes of the data folder (import and sync the corpus first),
-//! overall and per kind of query.
+//! overall and per kind of query. Search is the server's: hybrid, every segment embedded
+//! first, unless `semantic_model = "off"` (`FORUMDEX_SEMANTIC_MODEL=off` measures the
+//! lexical leg alone).
 //!
 //! The file is tab-separated: `query`, `lang` (empty or `-` for every index), expected post
 //! IDs separated by commas, and optionally a fourth column, the query's `kind` (e.g.
@@ -19,7 +21,7 @@ use clap::Args;
 use forumdex_search::{Indexer, LangCode, SearchIndexes, SearchRequest, search};
 use serde::Serialize;
 
-use crate::commands::storage;
+use crate::commands::settings;
 use crate::global::GlobalArgs;
 use crate::output::print_json;
 
@@ -199,7 +201,8 @@ pub fn run(global: &GlobalArgs, args: RelevanceArgs) -> anyhow::Result<()> {
     let text =
         std::fs::read_to_string(&args.queries).with_context(|| format!("cannot read {name}"))?;
     let queries = parse_queries(&text, &name)?;
-    let storage = storage(global)?;
+    let settings = settings(global, &[])?;
+    let storage = settings.storage.factory(&global.data);
     let indexes =
         Arc::new(SearchIndexes::open(storage.data_dir()).context("opening the search indexes")?);
     if args.sync {
@@ -207,6 +210,14 @@ pub fn run(global: &GlobalArgs, args: RelevanceArgs) -> anyhow::Result<()> {
         Indexer::new(Arc::clone(&indexes), corpus.read)
             .catch_up()
             .context("syncing the search indexes")?;
+    }
+    // The server's search: with the semantic leg unless `semantic_model = "off"`, every
+    // segment embedded first.
+    if let Some(semantic) = forumdex_api::app::semantic_leg(&settings, storage.data_dir()) {
+        semantic
+            .embed_missing(&indexes, &mut |_| {})
+            .context("embedding posts")?;
+        indexes.attach_semantic(semantic);
     }
     let report = evaluate(&indexes, &queries)?;
     if global.json {

@@ -1,0 +1,354 @@
+//! Post vectors, one table per index segment: tantivy segments never change once written,
+//! so a segment is embedded once (from its stored title and text) and its table is valid
+//! for as long as the segment lives; deletions and takedowns are applied at search time as
+//! for lexical hits (the segment's alive bitset, [`crate::search`]'s filters).
+//!
+//! A table is kept in memory and in `<data>/search/<key>/semantic/<segment>.fdxvec`, so a
+//! restart, or a node seeded with a copy of another's indexes, loads it instead of embedding
+//! again. A table made with another model is ignored and made again. Tables of segments a
+//! merge removed are dropped from memory and disk by the next [`Semantic::embed_missing`].
+//!
+//! File layout (little-endian): magic `FDXVEC1\0`, u32 dim, u32 documents, u32 length of
+//! the model version, the model version, then `documents x dim` i8 codes and `documents`
+//! f32 scales (0 for a post without a vector: no word of it is known to the model).
+
+use std::collections::{HashMap, HashSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use tantivy::index::SegmentId;
+use tantivy::schema::Value;
+use tantivy::{SegmentReader, TantivyDocument};
+
+use super::model::SemanticModel;
+use crate::SearchError;
+use crate::index::{Fields, LangIndex, SearchIndexes};
+
+const MAGIC: &[u8; 8] = b"FDXVEC1\0";
+const FOLDER: &str = "semantic";
+/// Segments up to this many documents are embedded by the sync itself
+/// ([`Semantic::embed_small_segments`]): about a second of CPU at most.
+pub const SMALL_SEGMENT_DOCS: u32 = 20_000;
+
+/// The vectors of one segment's documents, by document ID.
+#[derive(Debug)]
+pub struct SegmentVectors {
+    dim: usize,
+    codes: Vec<i8>,
+    scales: Vec<f32>,
+}
+
+impl SegmentVectors {
+    /// Documents in the table (the segment's `max_doc`).
+    pub fn len(&self) -> usize {
+        self.scales.len()
+    }
+
+    /// Whether it holds no document.
+    pub fn is_empty(&self) -> bool {
+        self.scales.is_empty()
+    }
+
+    /// The codes and scale of document `doc`; a scale of 0 means it has no vector.
+    pub fn get(&self, doc: u32) -> (&[i8], f32) {
+        let at = doc as usize;
+        (
+            &self.codes[at * self.dim..(at + 1) * self.dim],
+            self.scales[at],
+        )
+    }
+
+    fn encode(&self, model_version: &str) -> Vec<u8> {
+        let mut out = Vec::with_capacity(20 + self.codes.len() + self.scales.len() * 4);
+        out.extend(MAGIC);
+        out.extend((self.dim as u32).to_le_bytes());
+        out.extend((self.scales.len() as u32).to_le_bytes());
+        out.extend((model_version.len() as u32).to_le_bytes());
+        out.extend(model_version.as_bytes());
+        out.extend(self.codes.iter().map(|&c| c as u8));
+        for scale in &self.scales {
+            out.extend(scale.to_le_bytes());
+        }
+        out
+    }
+
+    /// The table in `bytes` when it was made by `model_version` for `docs` documents.
+    fn decode(bytes: &[u8], model_version: &str, dim: usize, docs: usize) -> Option<Self> {
+        let word = |at: usize| -> Option<usize> {
+            Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?) as usize)
+        };
+        if bytes.get(..8)? != MAGIC || word(8)? != dim || word(12)? != docs {
+            return None;
+        }
+        let version_len = word(16)?;
+        let codes_at = 20 + version_len;
+        if bytes.get(20..codes_at)? != model_version.as_bytes() {
+            return None;
+        }
+        let scales_at = codes_at + docs * dim;
+        if bytes.len() != scales_at + docs * 4 {
+            return None;
+        }
+        Some(Self {
+            dim,
+            codes: bytes[codes_at..scales_at]
+                .iter()
+                .map(|&b| b as i8)
+                .collect(),
+            scales: bytes[scales_at..]
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
+                .collect(),
+        })
+    }
+}
+
+/// What one [`Semantic::embed_missing`] pass did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct EmbedReport {
+    /// Segments embedded now.
+    pub segments_embedded: u64,
+    /// Documents embedded now.
+    pub docs_embedded: u64,
+    /// Segments whose table was read from disk.
+    pub segments_loaded: u64,
+    /// Tables of removed segments dropped.
+    pub segments_dropped: u64,
+}
+
+/// How much of the searchable corpus has vectors.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Coverage {
+    /// Searchable documents (every index).
+    pub docs: u64,
+    /// Of those, the documents of embedded segments.
+    pub embedded: u64,
+}
+
+impl Coverage {
+    /// `embedded / docs`, 1 for an empty corpus.
+    pub fn share(&self) -> f64 {
+        if self.docs == 0 {
+            1.0
+        } else {
+            self.embedded as f64 / self.docs as f64
+        }
+    }
+}
+
+/// The semantic model and the vectors of every segment of a node's indexes.
+pub struct Semantic {
+    model: Arc<SemanticModel>,
+    root: PathBuf,
+    tables: RwLock<HashMap<(String, SegmentId), Arc<SegmentVectors>>>,
+}
+
+impl std::fmt::Debug for Semantic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Semantic")
+            .field("model", &self.model)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Semantic {
+    /// The vectors of the indexes under `<data_dir>/search`, made with `model`.
+    pub fn new(model: impl Into<Arc<SemanticModel>>, data_dir: &Path) -> Self {
+        Self {
+            model: model.into(),
+            root: data_dir.join("search"),
+            tables: RwLock::new(HashMap::new()),
+        }
+    }
+
+    /// The model.
+    pub fn model(&self) -> &SemanticModel {
+        &self.model
+    }
+
+    /// The table of segment `id` of index `key`, when it is embedded.
+    pub fn table(&self, key: &str, id: SegmentId) -> Option<Arc<SegmentVectors>> {
+        self.tables
+            .read()
+            .expect("not poisoned")
+            .get(&(key.to_owned(), id))
+            .cloned()
+    }
+
+    /// How much of what `indexes` can return has vectors now.
+    pub fn coverage(&self, indexes: &SearchIndexes) -> Coverage {
+        let mut coverage = Coverage::default();
+        for index in indexes.all() {
+            for segment in index.reader.searcher().segment_readers() {
+                let docs = u64::from(segment.num_docs());
+                coverage.docs += docs;
+                if self.table(&index.key, segment.segment_id()).is_some() {
+                    coverage.embedded += docs;
+                }
+            }
+        }
+        coverage
+    }
+
+    /// Gives every segment of `indexes` its table: read from disk when a valid one is
+    /// there, else embedded (largest share of the corpus first is not needed: segments are
+    /// taken as they come, and each is usable as soon as it is done). `progress` is told the
+    /// documents of each segment embedded. Tables of segments that are gone are dropped.
+    pub fn embed_missing(
+        &self,
+        indexes: &SearchIndexes,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<EmbedReport, SearchError> {
+        self.pass(indexes, u32::MAX, progress)
+    }
+
+    /// [`Semantic::embed_missing`] for the segments of at most [`SMALL_SEGMENT_DOCS`]
+    /// documents only (what a sync just wrote, or a merge of such): the sync embeds them
+    /// before it says where it stands, so new posts are found semantically as soon as they
+    /// are searchable. Larger segments are left to [`Semantic::embed_missing`].
+    pub fn embed_small_segments(
+        &self,
+        indexes: &SearchIndexes,
+    ) -> Result<EmbedReport, SearchError> {
+        self.pass(indexes, SMALL_SEGMENT_DOCS, &mut |_| {})
+    }
+
+    fn pass(
+        &self,
+        indexes: &SearchIndexes,
+        max_docs: u32,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<EmbedReport, SearchError> {
+        let mut report = EmbedReport::default();
+        let mut live: HashSet<(String, SegmentId)> = HashSet::new();
+        for index in indexes.all() {
+            let searcher = index.reader.searcher();
+            for segment in searcher.segment_readers() {
+                let key = (index.key.clone(), segment.segment_id());
+                live.insert(key.clone());
+                if self.tables.read().expect("not poisoned").contains_key(&key) {
+                    continue;
+                }
+                let path = self.file_of(&index.key, segment.segment_id());
+                if segment.max_doc() > max_docs && !path.is_file() {
+                    continue;
+                }
+                let table = match self.load(&path, segment) {
+                    Some(table) => {
+                        report.segments_loaded += 1;
+                        table
+                    }
+                    None => {
+                        let table = self.embed_segment(indexes.fields(), segment)?;
+                        save(&path, &table.encode(self.model.version()))?;
+                        report.segments_embedded += 1;
+                        report.docs_embedded += u64::from(segment.max_doc());
+                        progress(u64::from(segment.max_doc()));
+                        table
+                    }
+                };
+                self.tables
+                    .write()
+                    .expect("not poisoned")
+                    .insert(key, Arc::new(table));
+            }
+            report.segments_dropped += self.drop_gone(&index, &live)?;
+        }
+        Ok(report)
+    }
+
+    /// Documents of `indexes` in segments that have no table yet.
+    pub fn missing_docs(&self, indexes: &SearchIndexes) -> u64 {
+        let coverage = self.coverage(indexes);
+        coverage.docs - coverage.embedded
+    }
+
+    fn file_of(&self, key: &str, id: SegmentId) -> PathBuf {
+        self.root
+            .join(key)
+            .join(FOLDER)
+            .join(format!("{}.fdxvec", id.uuid_string()))
+    }
+
+    fn load(&self, path: &Path, segment: &SegmentReader) -> Option<SegmentVectors> {
+        let bytes = std::fs::read(path).ok()?;
+        SegmentVectors::decode(
+            &bytes,
+            self.model.version(),
+            self.model.dim(),
+            segment.max_doc() as usize,
+        )
+    }
+
+    /// Embeds every document of `segment` (deleted ones too: document IDs stay aligned).
+    fn embed_segment(
+        &self,
+        fields: &Fields,
+        segment: &SegmentReader,
+    ) -> Result<SegmentVectors, SearchError> {
+        let dim = self.model.dim();
+        let docs = segment.max_doc() as usize;
+        let mut table = SegmentVectors {
+            dim,
+            codes: vec![0; docs * dim],
+            scales: vec![0.0; docs],
+        };
+        let store = segment.get_store_reader(64)?;
+        for (doc, stored) in store.iter::<TantivyDocument>(None).enumerate().take(docs) {
+            let stored = stored?;
+            let text = |field| {
+                stored
+                    .get_first(field)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("")
+            };
+            let document = format!("{}\n{}", text(fields.topic_title), text(fields.content));
+            if let Some(embedding) = self.model.embed_quantised(&document) {
+                table.codes[doc * dim..(doc + 1) * dim].copy_from_slice(&embedding.codes);
+                table.scales[doc] = embedding.scale;
+            }
+        }
+        Ok(table)
+    }
+
+    /// Forgets the tables of `index`'s segments that are not `live`, in memory and on disk.
+    fn drop_gone(
+        &self,
+        index: &LangIndex,
+        live: &HashSet<(String, SegmentId)>,
+    ) -> Result<u64, SearchError> {
+        let mut tables = self.tables.write().expect("not poisoned");
+        let before = tables.len();
+        tables.retain(|key, _| key.0 != index.key || live.contains(key));
+        let dropped = (before - tables.len()) as u64;
+        drop(tables);
+        let folder = self.root.join(&index.key).join(FOLDER);
+        let names: HashSet<String> = live
+            .iter()
+            .filter(|(key, _)| *key == index.key)
+            .map(|(_, id)| format!("{}.fdxvec", id.uuid_string()))
+            .collect();
+        if let Ok(entries) = std::fs::read_dir(&folder) {
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if !names.contains(&name) {
+                    let _ = std::fs::remove_file(entry.path());
+                }
+            }
+        }
+        Ok(dropped)
+    }
+}
+
+/// Writes `bytes` to `path` whole (a temporary file, then a rename).
+fn save(path: &Path, bytes: &[u8]) -> Result<(), SearchError> {
+    let folder = path.parent().expect("a file in a folder");
+    std::fs::create_dir_all(folder)?;
+    let tmp = path.with_extension("tmp");
+    let mut file = std::fs::File::create(&tmp)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    std::fs::rename(&tmp, path)?;
+    Ok(())
+}

@@ -1,0 +1,233 @@
+//! The semantic leg with a small model of fixed vectors: what it finds that words do not,
+//! how it is fused with the lexical leg, that every filter applies to its hits, and that
+//! post vectors are kept beside the index.
+
+use std::sync::Arc;
+
+use forumdex_corpus::TakedownSet;
+use forumdex_search::SearchRequest;
+use forumdex_search::semantic::{Semantic, SemanticModel, model};
+use serde_json::json;
+
+use crate::helpers::{World, ids, post};
+
+/// Words of three meanings: money paid (English and Russian), lateness, a wallet.
+fn tiny_model() -> SemanticModel {
+    let money = vec![1.0, 0.0, 0.0, 0.0];
+    let late = vec![0.0, 1.0, 0.0, 0.0];
+    let wallet = vec![0.0, 0.0, 1.0, 0.0];
+    let other = vec![0.0, 0.0, 0.0, 1.0];
+    let file = model::encode(
+        &[
+            "payout",
+            "payment",
+            "выплата",
+            "late",
+            "delayed",
+            "wallet",
+            "кошелек",
+            "mining",
+        ],
+        &[
+            money.clone(),
+            money.clone(),
+            money,
+            late.clone(),
+            late,
+            wallet.clone(),
+            wallet,
+            other,
+        ],
+    );
+    SemanticModel::from_bytes(&file).expect("a valid model")
+}
+
+fn attach(world: &World) -> Arc<Semantic> {
+    let semantic = Arc::new(Semantic::new(tiny_model(), world.dir.path()));
+    semantic
+        .embed_missing(&world.indexes, &mut |_| {})
+        .expect("the posts embed");
+    world.indexes.attach_semantic(Arc::clone(&semantic));
+    semantic
+}
+
+fn world() -> World {
+    let world = World::new();
+    world.import_and_sync(&[
+        post(1, 1, "The bounty payout came late again", json!({})),
+        post(2, 2, "Mining at home with a small rig", json!({})),
+        post(
+            3,
+            3,
+            "Выплата задерживается уже неделю",
+            json!({"language": "ru"}),
+        ),
+        post(
+            4,
+            4,
+            "My wallet shows the payout <img src=\"https://img.example/w.png\">",
+            json!({"author": {"profile_id": 9, "username": "holder"}}),
+        ),
+    ]);
+    world
+}
+
+#[test]
+fn a_question_in_other_words_finds_the_post_and_says_it_is_hybrid() {
+    let world = world();
+    let lexical = world.search("is the payment delayed for everyone");
+    assert!(!lexical.hybrid);
+    assert!(ids(&lexical).is_empty(), "{:?}", ids(&lexical));
+    attach(&world);
+    let results = world.search("is the payment delayed for everyone");
+    assert!(results.hybrid);
+    assert_eq!(
+        ids(&results)[..2],
+        [1, 3],
+        "late payouts, English then Russian"
+    );
+    let hit = &results.hits[0];
+    assert!(hit.rank_factors.semantic);
+    assert!(hit.score > results.hits[1].score);
+    assert!(
+        hit.ranking_model_version.starts_with("fdx-rank-3+fdxsem1-")
+            && hit.ranking_model_version.ends_with("+rrf60-1"),
+        "{}",
+        hit.ranking_model_version
+    );
+    assert_eq!(results.total, results.hits.len() as u64);
+}
+
+#[test]
+fn a_short_query_with_enough_complete_matches_stays_lexical() {
+    let world = world();
+    attach(&world);
+    let mut request = SearchRequest::new("payout");
+    request.limit = 2;
+    let results = world.run(request);
+    assert!(!results.hybrid, "two posts hold the word: the fast path");
+    let mut found = ids(&results);
+    found.sort_unstable();
+    assert_eq!(found, [1, 4]);
+    assert!(results.hits.iter().all(|h| !h.rank_factors.semantic));
+    assert_eq!(results.hits[0].ranking_model_version, "fdx-rank-3");
+}
+
+#[test]
+fn complete_lexical_matches_stay_first() {
+    let world = world();
+    world.import_and_sync(&[post(6, 6, "Мой кошелек пуст", json!({"language": "ru"}))]);
+    attach(&world);
+    // Post 4 holds every word; the semantic leg prefers post 6, a wallet and nothing else.
+    let results = world.search("my wallet shows");
+    assert!(results.hybrid);
+    let found = ids(&results);
+    assert_eq!(found[..2], [4, 6], "{found:?}");
+    assert!(!results.hits[0].rank_factors.semantic || results.hits[0].score > 1.0);
+}
+
+#[test]
+fn filters_apply_to_semantic_hits() {
+    let world = world();
+    attach(&world);
+    let query = "when will the delayed payment arrive";
+    let mut request = SearchRequest::new(query);
+    request.exclude = TakedownSet {
+        posts: vec![1],
+        topics: vec![],
+        profiles: vec![],
+    };
+    assert!(!ids(&world.run(request)).contains(&1), "a takedown");
+    let mut request = SearchRequest::new(query);
+    request.images_only = true;
+    assert_eq!(ids(&world.run(request)), [4], "image search");
+    let mut request = SearchRequest::new(query);
+    request.lang = Some(forumdex_corpus::LangCode::parse("ru").expect("a code"));
+    assert_eq!(ids(&world.run(request)), [3], "one language's index");
+    world.import_and_sync(&[post(
+        1,
+        1,
+        "",
+        json!({"deleted": true, "observed_at": "2024-04-01T12:00:00Z"}),
+    )]);
+    assert!(!ids(&world.search(query)).contains(&1), "a deleted post");
+}
+
+#[test]
+fn vectors_are_kept_beside_the_index_and_follow_new_segments() {
+    let world = world();
+    let first = Semantic::new(tiny_model(), world.dir.path());
+    let coverage = first.coverage(&world.indexes);
+    assert_eq!((coverage.docs, coverage.embedded), (4, 0));
+    let report = first.embed_missing(&world.indexes, &mut |_| {}).unwrap();
+    assert!(
+        report.segments_embedded >= 1 && report.docs_embedded >= 4,
+        "{report:?}"
+    );
+    assert_eq!(first.coverage(&world.indexes).embedded, 4);
+
+    // A restart reads the tables instead of embedding again.
+    let again = Semantic::new(tiny_model(), world.dir.path());
+    let report = again.embed_missing(&world.indexes, &mut |_| {}).unwrap();
+    assert_eq!(report.docs_embedded, 0, "{report:?}");
+    assert_eq!(report.segments_loaded, first_segments(&first, &world));
+    assert_eq!(again.coverage(&world.indexes).share(), 1.0);
+
+    // A new post is a new segment (merged with others, perhaps): covered by the next pass.
+    world.import_and_sync(&[post(5, 5, "late payout", json!({}))]);
+    let coverage = again.coverage(&world.indexes);
+    assert_eq!(coverage.docs, 5);
+    assert!(coverage.embedded < 5, "{coverage:?}");
+    let report = again.embed_missing(&world.indexes, &mut |_| {}).unwrap();
+    assert!(report.docs_embedded >= 1, "{report:?}");
+    assert_eq!(again.coverage(&world.indexes).embedded, 5);
+}
+
+#[test]
+fn a_damaged_table_or_another_models_table_is_made_again() {
+    let world = world();
+    let semantic = Semantic::new(tiny_model(), world.dir.path());
+    semantic.embed_missing(&world.indexes, &mut |_| {}).unwrap();
+    let folders: Vec<_> = std::fs::read_dir(world.dir.path().join("search"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("semantic"))
+        .filter(|p| p.is_dir())
+        .collect();
+    let table = std::fs::read_dir(&folders[0])
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap();
+    let bytes = std::fs::read(table.path()).unwrap();
+    std::fs::write(table.path(), &bytes[..bytes.len() / 2]).unwrap();
+    let reopened = Semantic::new(tiny_model(), world.dir.path());
+    let report = reopened.embed_missing(&world.indexes, &mut |_| {}).unwrap();
+    assert_eq!(report.segments_embedded, 1, "the cut table: {report:?}");
+
+    let other = SemanticModel::from_bytes(&model::encode(&["payout"], &[vec![1.0, 0.5, 0.0, 0.0]]))
+        .unwrap();
+    let other = Semantic::new(other, world.dir.path());
+    let report = other.embed_missing(&world.indexes, &mut |_| {}).unwrap();
+    assert_eq!(
+        report.segments_loaded, 0,
+        "tables of another model: {report:?}"
+    );
+}
+
+fn first_segments(semantic: &Semantic, world: &World) -> u64 {
+    world
+        .indexes
+        .all()
+        .iter()
+        .map(|index| {
+            index
+                .reader
+                .searcher()
+                .segment_readers()
+                .iter()
+                .filter(|s| semantic.table(&index.key, s.segment_id()).is_some())
+                .count() as u64
+        })
+        .sum()
+}
