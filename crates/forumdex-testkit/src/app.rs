@@ -177,11 +177,16 @@ impl<'a> TestAppBuilder<'a> {
     pub async fn try_start(self) -> anyhow::Result<TestApp> {
         let dir = tempfile::tempdir().expect("temp dir");
         let listen = self.socket.as_deref().unwrap_or(UNBOUND);
-        let toml = if self.toml.contains("storage =") {
+        let mut toml = if self.toml.contains("storage =") {
             self.toml
         } else {
             Backend::of_this_run().settings() + &self.toml
         };
+        // Lexical search unless the test names a model: which segments the background job
+        // has embedded when a request comes would otherwise decide a hybrid answer.
+        if !toml.contains("semantic_model") {
+            toml.insert_str(0, "semantic_model = \"off\"\n");
+        }
         let settings = settings(dir.path(), listen, &toml);
         let storage = settings.storage.factory(dir.path());
         let (seed, prepare) = (self.seed, self.prepare);

@@ -17,5 +17,6 @@ mod race;
 mod removals;
 mod resources;
 mod search;
+mod semantic;
 mod shared_limits;
 mod tls;

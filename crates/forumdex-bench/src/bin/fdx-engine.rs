@@ -24,7 +24,8 @@
 //!   `snippet()`.
 //!
 //! - **forumdex**: forumdex's own search in process (`forumdex_search::search` with the
-//!   API's defaults: tiers, re-rank, quality filter, spelling, highlights), without HTTP,
+//!   API's defaults: tiers, re-rank, quality filter, spelling, highlights, and the semantic
+//!   leg with the bundled model unless `FDX_LEXICAL` is set), without HTTP,
 //!   authentication or billing.
 //!
 //! Each runs `threads` threads in a closed loop over the query set for `seconds` and print
@@ -108,6 +109,15 @@ fn main() -> anyhow::Result<()> {
         }
         "forumdex" => {
             let indexes = forumdex_search::SearchIndexes::open(&data)?;
+            // The server's search: hybrid with the bundled model (vectors read from the data
+            // folder, or made first) unless FDX_LEXICAL is set.
+            if std::env::var_os("FDX_LEXICAL").is_none() {
+                let path = forumdex_search::semantic::bundled_model_path();
+                let semantic = forumdex_search::semantic::load(&path, &data)
+                    .context("the bundled semantic model")?;
+                semantic.embed_missing(&indexes, &mut |_| {})?;
+                indexes.attach_semantic(semantic);
+            }
             measure(
                 "forumdex-search",
                 &queries,

@@ -77,6 +77,11 @@ fn copy_once(from: &Path, staging: &Path) -> Result<Result<i64, String>, SearchE
         let name = index.file_name().expect("a folder entry has a name");
         let copy = staging.join(name);
         copy_index_files(&index, &copy)?;
+        // The post vectors of its segments (the semantic leg), so they are not made again.
+        let vectors = index.join(crate::semantic::vectors::FOLDER);
+        if vectors.is_dir() {
+            copy_index_files(&vectors, &copy.join(crate::semantic::vectors::FOLDER))?;
+        }
         let opened = Index::open_in_dir(&copy)
             .and_then(|index| index.reader())
             .map(|reader| reader.searcher().num_docs());
@@ -91,14 +96,15 @@ fn copy_once(from: &Path, staging: &Path) -> Result<Result<i64, String>, SearchE
 }
 
 /// Copies an index folder's files, not tantivy's lock files (they belong to the source's
-/// writer).
+/// writer) nor files being written (`.tmp`).
 fn copy_index_files(index: &Path, copy: &Path) -> Result<(), SearchError> {
     std::fs::create_dir_all(copy).map_err(|e| io_error(copy, e))?;
     let files = std::fs::read_dir(index).map_err(|e| io_error(index, e))?;
     for file in files {
         let file = file.map_err(|e| io_error(index, e))?;
         let name = file.file_name();
-        if name.to_string_lossy().starts_with(".tantivy-") || !file.path().is_file() {
+        let text = name.to_string_lossy();
+        if text.starts_with(".tantivy-") || text.ends_with(".tmp") || !file.path().is_file() {
             continue;
         }
         // A file a merge deleted after the listing is missing from the copy, which then

@@ -74,6 +74,8 @@ pub const RERANK_DEPTH: usize = 300;
 /// Version of the fusion of the lexical and semantic legs ([`fusion`]), reported in a
 /// hybrid hit's `ranking_model_version`.
 pub const FUSION_VERSION: &str = "rrf60-1";
+/// Queries of this many words or more are natural language: the semantic leg runs.
+pub const SEMANTIC_MIN_WORDS: usize = 4;
 /// Hits returned.
 pub const DEFAULT_LIMIT: usize = 20;
 /// When the query's words are held, together, more times than this share of the searched
@@ -252,17 +254,17 @@ pub fn search(
     let best = rerank::rerank(outcome.hits, factors);
     let complete = best
         .iter()
-        .take_while(|c| c.tier.missing_words == 0 && c.tier.missing_common == 0)
+        .take_while(|c| c.tier.missing_words == 0)
         .count();
     let semantic = match indexes.semantic() {
-        Some(semantic) if wants_semantic(&query_words, factors, complete, request.limit) => {
+        Some(semantic) if wants_semantic(&query_words, factors, complete) => {
             semantic_leg(semantic, &targets, &fields, request)?
         }
         _ => None,
     }
     .filter(|near| !near.is_empty());
     let (picks, semantic_only) = match &semantic {
-        Some(near) => picks_of_fusion(&best, complete, near, &targets, &request.query),
+        Some(near) => picks_of_fusion(&best, complete, near),
         None => (best.iter().map(|c| Pick::Lexical(*c)).collect(), 0),
     };
     let hybrid = semantic.is_some();
@@ -279,7 +281,9 @@ pub fn search(
         let target = &targets[at];
         let doc: TantivyDocument = target.searcher.doc(address)?;
         let mut hit = match pick {
-            Pick::Lexical(candidate) | Pick::Fused { candidate, .. } => {
+            Pick::Lexical(candidate)
+            | Pick::Complete { candidate, .. }
+            | Pick::Fused { candidate, .. } => {
                 let mut hit = hit_of(&doc, &fields, candidate.tier.bm25, &target.index.key);
                 hit.score = reported_score(&candidate);
                 hit.rank_factors = RankFactors::of(&candidate, factors);
@@ -304,6 +308,7 @@ pub fn search(
                 hit.score = (score * 1e6).round() / 1e6;
                 hit.rank_factors.semantic = true;
             }
+            Pick::Complete { near, .. } => hit.rank_factors.semantic = near,
             Pick::Lexical(_) => {}
         }
         hit.ranking_model_version = version.clone();
@@ -577,6 +582,9 @@ impl RankFactors {
 enum Pick {
     /// Lexical order (no semantic leg).
     Lexical(Candidate),
+    /// A lexical match holding every word, kept first by the fusion; whether the semantic
+    /// leg found it too.
+    Complete { candidate: Candidate, near: bool },
     /// A lexical match placed by the fusion.
     Fused {
         candidate: Candidate,
@@ -596,18 +604,20 @@ enum Pick {
 impl Pick {
     fn place(&self) -> (usize, DocAddress) {
         match self {
-            Pick::Lexical(c) | Pick::Fused { candidate: c, .. } => (c.at, c.address),
+            Pick::Lexical(c)
+            | Pick::Complete { candidate: c, .. }
+            | Pick::Fused { candidate: c, .. } => (c.at, c.address),
             Pick::Semantic { near, .. } => (near.at, near.address),
         }
     }
 }
 
-/// Whether the semantic leg may help `words`: a query of 3 or more words or a question
-/// (natural language), or one whose words fewer than `limit` posts hold all together (few
-/// or weak lexical matches). Short keyword queries that find enough complete matches stay
-/// lexical, on the fast path.
-fn wants_semantic(words: &[QueryWord], factors: Factors, complete: usize, limit: usize) -> bool {
-    words.len() >= 3 || factors.answer_seeking || complete < limit
+/// Whether the semantic leg may help `words`: a query of [`SEMANTIC_MIN_WORDS`] or more
+/// words or a question (natural language), or one that no post holds whole (a weak lexical
+/// leg). Shorter keyword queries that some post holds whole, known-item queries among
+/// them, stay lexical, on the fast path.
+fn wants_semantic(words: &[QueryWord], factors: Factors, complete: usize) -> bool {
+    words.len() >= SEMANTIC_MIN_WORDS || factors.answer_seeking || complete == 0
 }
 
 /// The semantic leg's hits for `request` (nearest first), or `None` when the model knows no
@@ -638,30 +648,18 @@ fn semantic_leg(
 
 /// The fused order of the lexical `best` (whose first `complete` hold every word) and the
 /// semantic leg's `near`, and how many of its posts only the semantic leg found.
-fn picks_of_fusion(
-    best: &[Candidate],
-    complete: usize,
-    near: &[Near],
-    targets: &[Target],
-    query: &str,
-) -> (Vec<Pick>, u64) {
+fn picks_of_fusion(best: &[Candidate], complete: usize, near: &[Near]) -> (Vec<Pick>, u64) {
     let lexical_ids: Vec<i64> = best.iter().map(|c| c.post_id).collect();
     let near_ids: Vec<i64> = near.iter().map(|n| n.post_id).collect();
-    let hit_indexes = best
-        .iter()
-        .take(10)
-        .map(|c| targets[c.at].index.key.as_str());
-    let weight = if fusion::crosses_script(query, hit_indexes) {
-        fusion::CROSS_LANGUAGE_WEIGHT
-    } else {
-        1.0
-    };
-    let fused = fusion::fuse(&lexical_ids, complete, &near_ids, weight);
+    let fused = fusion::fuse(&lexical_ids, complete, &near_ids, fusion::SEMANTIC_WEIGHT);
     let mut semantic_only = 0;
     let picks = fused
         .into_iter()
         .map(|f| match (f.lexical, f.semantic) {
-            (Some(at), _) if f.complete => Pick::Lexical(best[at]),
+            (Some(at), near) if f.complete => Pick::Complete {
+                candidate: best[at],
+                near: near.is_some(),
+            },
             (Some(at), near) => Pick::Fused {
                 candidate: best[at],
                 score: f.score,

@@ -1,19 +1,120 @@
 //! The semantic leg's retrieval: the posts whose vectors are nearest the query's (cosine
 //! of the quantised unit vectors), among those the search may return: the same admission
-//! as lexical matches (alive, the quality filter, image search, takedowns). Every
-//! embedded segment is scanned whole; a segment not embedded yet contributes nothing.
+//! as lexical matches (alive, the quality filter, image search, takedowns). Each embedded
+//! segment is searched in two passes: the sign bits of every vector against the query's
+//! (Hamming distance, 32 bytes a post), then the exact cosine of the [`RESCORED`] closest.
+//! On the 1.4M corpus that is p99 45 ms instead of 87 ms for a whole exact scan, for MRR@10
+//! 0.157 instead of 0.169 on the other-words tuning half (BENCHMARKS.md, "Semantic
+//! search"). A segment not embedded yet contributes nothing.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
-use tantivy::DocAddress;
+use tantivy::{DocAddress, SegmentReader};
 
 use super::Target;
 use super::matcher::{Admission, Filter};
 use crate::SearchError;
 use crate::index::Fields;
 use crate::semantic::model::dot;
+use crate::semantic::vectors::{SegmentVectors, sign_bits};
 use crate::semantic::{Embedding, Semantic};
+
+/// Threads one search's scan may use at most.
+pub const SCAN_THREADS: usize = 2;
+/// Documents worth a thread of their own.
+const DOCS_PER_THREAD: usize = 400_000;
+/// Documents of each segment whose signs agree most with the query's that are compared
+/// exactly (more when several are as far as the last).
+const RESCORED: usize = 20_000;
+/// The distance of a document without a vector.
+const NO_VECTOR: u16 = u16::MAX;
+
+/// One embedded segment to scan.
+struct Scan {
+    at: usize,
+    ord: u32,
+    table: Arc<SegmentVectors>,
+}
+
+impl Scan {
+    /// Offers the segment's admitted documents nearest `query` to `heap` (the `depth`
+    /// nearest are kept), in two passes: the [`RESCORED`] documents whose components'
+    /// signs agree most with the query's (Hamming distance of the sign bits), then the
+    /// exact cosine of those.
+    fn run(
+        &self,
+        segment: &SegmentReader,
+        fields: &Fields,
+        filter: Filter<'_>,
+        query: &QueryVector,
+        depth: usize,
+        heap: &mut BinaryHeap<Kept>,
+    ) -> Result<(), SearchError> {
+        let Some(mut admission) = Admission::of(segment, fields, filter)? else {
+            return Ok(());
+        };
+        let docs = segment.max_doc().min(self.table.len() as u32);
+        let mut distances: Vec<u16> = Vec::with_capacity(docs as usize);
+        let mut histogram = vec![0u32; self.table.sign_words() * 64 + 1];
+        for doc in 0..docs {
+            let distance = if self.table.get(doc).1 == 0.0 {
+                NO_VECTOR
+            } else {
+                let distance: u32 = self
+                    .table
+                    .signs(doc)
+                    .iter()
+                    .zip(&query.signs)
+                    .map(|(a, b)| (a ^ b).count_ones())
+                    .sum();
+                histogram[distance as usize] += 1;
+                distance as u16
+            };
+            distances.push(distance);
+        }
+        let mut taken = 0;
+        let cutoff = histogram
+            .iter()
+            .position(|&count| {
+                taken += count;
+                taken as usize >= RESCORED
+            })
+            .unwrap_or(histogram.len()) as u16;
+        for (doc, &distance) in distances.iter().enumerate() {
+            if distance > cutoff || distance == NO_VECTOR {
+                continue;
+            }
+            let doc = doc as u32;
+            let (codes, scale) = self.table.get(doc);
+            let similarity =
+                dot(codes, &query.embedding.codes) as f32 * scale * query.embedding.scale;
+            if similarity <= 0.0 {
+                continue;
+            }
+            let floor = heap.peek().map_or(f32::NEG_INFINITY, |k| k.similarity);
+            if (heap.len() < depth || similarity > floor) && admission.admits(doc) {
+                heap.push(Kept {
+                    similarity,
+                    at: self.at,
+                    address: DocAddress::new(self.ord, doc),
+                });
+                if heap.len() > depth {
+                    heap.pop();
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The query's vector and its sign bits.
+struct QueryVector<'a> {
+    embedding: &'a Embedding,
+    signs: Vec<u64>,
+}
 
 /// A post near the query.
 #[derive(Debug, Clone, Copy)]
@@ -61,7 +162,8 @@ impl Ord for Kept {
 }
 
 /// The `depth` posts of `targets` nearest `query`, nearest first (ties by post ID); a post
-/// at a right angle to the query or further is unrelated and never returned.
+/// at a right angle to the query or further is unrelated and never returned. Segments are
+/// scanned on up to [`SCAN_THREADS`] threads when there are enough documents to share.
 pub fn nearest(
     targets: &[Target],
     fields: &Fields,
@@ -70,40 +172,56 @@ pub fn nearest(
     filter: Filter<'_>,
     depth: usize,
 ) -> Result<Vec<Near>, SearchError> {
-    let mut heap: BinaryHeap<Kept> = BinaryHeap::with_capacity(depth + 1);
     if depth == 0 {
         return Ok(Vec::new());
     }
+    let mut segments: Vec<Scan> = Vec::new();
     for (at, target) in targets.iter().enumerate() {
         for (ord, segment) in target.searcher.segment_readers().iter().enumerate() {
-            let Some(table) = semantic.table(&target.index.key, segment.segment_id()) else {
-                continue;
-            };
-            let Some(mut admission) = Admission::of(segment, fields, filter)? else {
-                continue;
-            };
-            let docs = segment.max_doc().min(table.len() as u32);
-            for doc in 0..docs {
-                let (codes, scale) = table.get(doc);
-                if scale == 0.0 {
-                    continue;
-                }
-                let similarity = dot(codes, &query.codes) as f32 * scale * query.scale;
-                if similarity <= 0.0 {
-                    continue;
-                }
-                let floor = heap.peek().map_or(f32::NEG_INFINITY, |k| k.similarity);
-                if (heap.len() < depth || similarity > floor) && admission.admits(doc) {
-                    heap.push(Kept {
-                        similarity,
-                        at,
-                        address: DocAddress::new(ord as u32, doc),
-                    });
-                    if heap.len() > depth {
-                        heap.pop();
-                    }
-                }
+            if let Some(table) = semantic.table(&target.index.key, segment.segment_id()) {
+                segments.push(Scan {
+                    at,
+                    ord: ord as u32,
+                    table,
+                });
             }
+        }
+    }
+    let docs: usize = segments.iter().map(|s| s.table.len()).sum();
+    let query = QueryVector {
+        embedding: query,
+        signs: query.codes.chunks(64).map(sign_bits).collect(),
+    };
+    let query = &query;
+    let threads = (docs / DOCS_PER_THREAD)
+        .clamp(1, SCAN_THREADS)
+        .min(segments.len().max(1));
+    let next = AtomicUsize::new(0);
+    let scan_some = || -> Result<BinaryHeap<Kept>, SearchError> {
+        let mut heap = BinaryHeap::with_capacity(depth + 1);
+        while let Some(scan) = segments.get(next.fetch_add(1, AtomicOrdering::Relaxed)) {
+            let segment = targets[scan.at].searcher.segment_reader(scan.ord);
+            scan.run(segment, fields, filter, query, depth, &mut heap)?;
+        }
+        Ok(heap)
+    };
+    let heaps: Vec<BinaryHeap<Kept>> = if threads == 1 {
+        vec![scan_some()?]
+    } else {
+        std::thread::scope(|scope| {
+            let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(scan_some)).collect();
+            let mut heaps = vec![scan_some()?];
+            for helper in helpers {
+                heaps.push(helper.join().expect("a scan does not panic")?);
+            }
+            Ok::<_, SearchError>(heaps)
+        })?
+    };
+    let mut heap: BinaryHeap<Kept> = BinaryHeap::with_capacity(depth * heaps.len());
+    for kept in heaps.into_iter().flatten() {
+        heap.push(kept);
+        if heap.len() > depth {
+            heap.pop();
         }
     }
     let mut found = Vec::with_capacity(heap.len());

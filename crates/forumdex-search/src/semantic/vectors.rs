@@ -26,7 +26,8 @@ use crate::SearchError;
 use crate::index::{Fields, LangIndex, SearchIndexes};
 
 const MAGIC: &[u8; 8] = b"FDXVEC1\0";
-const FOLDER: &str = "semantic";
+/// The folder of an index that holds its segments' tables.
+pub const FOLDER: &str = "semantic";
 /// Segments up to this many documents are embedded by the sync itself
 /// ([`Semantic::embed_small_segments`]): about a second of CPU at most.
 pub const SMALL_SEGMENT_DOCS: u32 = 20_000;
@@ -37,6 +38,9 @@ pub struct SegmentVectors {
     dim: usize,
     codes: Vec<i8>,
     scales: Vec<f32>,
+    /// The sign of every component, 64 to a word: the first, coarse pass of a search
+    /// compares these (a sixth of the codes' bytes).
+    signs: Vec<u64>,
 }
 
 impl SegmentVectors {
@@ -48,6 +52,19 @@ impl SegmentVectors {
     /// Whether it holds no document.
     pub fn is_empty(&self) -> bool {
         self.scales.is_empty()
+    }
+
+    /// Words of [`SegmentVectors::signs`] per document.
+    pub fn sign_words(&self) -> usize {
+        self.dim.div_ceil(64)
+    }
+
+    /// The sign bits of document `doc` (bit `i % 64` of word `i / 64` is set when
+    /// component `i` is positive).
+    pub fn signs(&self, doc: u32) -> &[u64] {
+        let words = self.sign_words();
+        let at = doc as usize * words;
+        &self.signs[at..at + words]
     }
 
     /// The codes and scale of document `doc`; a scale of 0 means it has no vector.
@@ -90,17 +107,30 @@ impl SegmentVectors {
         if bytes.len() != scales_at + docs * 4 {
             return None;
         }
-        Some(Self {
+        Some(Self::new(
             dim,
-            codes: bytes[codes_at..scales_at]
+            bytes[codes_at..scales_at]
                 .iter()
                 .map(|&b| b as i8)
                 .collect(),
-            scales: bytes[scales_at..]
+            bytes[scales_at..]
                 .chunks_exact(4)
                 .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
                 .collect(),
-        })
+        ))
+    }
+
+    fn new(dim: usize, codes: Vec<i8>, scales: Vec<f32>) -> Self {
+        let signs = codes
+            .chunks(dim)
+            .flat_map(|vector| vector.chunks(64).map(sign_bits))
+            .collect();
+        Self {
+            dim,
+            codes,
+            scales,
+            signs,
+        }
     }
 }
 
@@ -289,11 +319,8 @@ impl Semantic {
     ) -> Result<SegmentVectors, SearchError> {
         let dim = self.model.dim();
         let docs = segment.max_doc() as usize;
-        let mut table = SegmentVectors {
-            dim,
-            codes: vec![0; docs * dim],
-            scales: vec![0.0; docs],
-        };
+        let mut codes = vec![0; docs * dim];
+        let mut scales = vec![0.0; docs];
         let store = segment.get_store_reader(64)?;
         for (doc, stored) in store.iter::<TantivyDocument>(None).enumerate().take(docs) {
             let stored = stored?;
@@ -305,11 +332,11 @@ impl Semantic {
             };
             let document = format!("{}\n{}", text(fields.topic_title), text(fields.content));
             if let Some(embedding) = self.model.embed_quantised(&document) {
-                table.codes[doc * dim..(doc + 1) * dim].copy_from_slice(&embedding.codes);
-                table.scales[doc] = embedding.scale;
+                codes[doc * dim..(doc + 1) * dim].copy_from_slice(&embedding.codes);
+                scales[doc] = embedding.scale;
             }
         }
-        Ok(table)
+        Ok(SegmentVectors::new(dim, codes, scales))
     }
 
     /// Forgets the tables of `index`'s segments that are not `live`, in memory and on disk.
@@ -339,6 +366,14 @@ impl Semantic {
         }
         Ok(dropped)
     }
+}
+
+/// The sign bits of up to 64 components.
+pub fn sign_bits(components: &[i8]) -> u64 {
+    components
+        .iter()
+        .enumerate()
+        .fold(0, |bits, (at, &c)| bits | (u64::from(c > 0) << at))
 }
 
 /// Writes `bytes` to `path` whole (a temporary file, then a rename).

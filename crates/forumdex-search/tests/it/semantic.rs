@@ -231,3 +231,98 @@ fn first_segments(semantic: &Semantic, world: &World) -> u64 {
         })
         .sum()
 }
+
+#[test]
+fn a_node_seeded_with_a_copy_of_the_indexes_gets_their_vectors_too() {
+    let world = world();
+    let source = Semantic::new(tiny_model(), world.dir.path());
+    source.embed_missing(&world.indexes, &mut |_| {}).unwrap();
+    let node = tempfile::tempdir().unwrap();
+    forumdex_search::SearchIndexes::seed_from(world.dir.path(), node.path()).unwrap();
+    let indexes = forumdex_search::SearchIndexes::open(node.path()).unwrap();
+    let copy = Semantic::new(tiny_model(), node.path());
+    let report = copy.embed_missing(&indexes, &mut |_| {}).unwrap();
+    assert_eq!(report.docs_embedded, 0, "{report:?}");
+    assert!(report.segments_loaded >= 2, "{report:?}");
+    assert_eq!(copy.coverage(&indexes).embedded, 4);
+}
+
+/// The model this source tree ships, on a few posts: a Russian question finds the English
+/// post that answers it, and an English question in other words finds its post.
+#[test]
+fn the_bundled_model_answers_across_languages_and_in_other_words() {
+    let world = World::new();
+    world.import_and_sync(&[
+        post(
+            1,
+            1,
+            "Bounty rewards have been distributed to all participants, check your wallets",
+            json!({}),
+        ),
+        post(
+            2,
+            2,
+            "New mining rig with six graphics cards: hashrate and power draw inside",
+            json!({}),
+        ),
+        post(
+            3,
+            3,
+            "Our token will be listed on a big exchange next month",
+            json!({}),
+        ),
+        post(
+            4,
+            4,
+            "Nice weather today, going fishing with friends",
+            json!({}),
+        ),
+    ]);
+    let model = SemanticModel::open(&forumdex_search::semantic::bundled_model_path())
+        .expect("the bundled model is in the source tree");
+    let semantic = Arc::new(Semantic::new(model, world.dir.path()));
+    semantic.embed_missing(&world.indexes, &mut |_| {}).unwrap();
+    world.indexes.attach_semantic(semantic);
+    for query in [
+        "когда будут выплаты участникам баунти?",
+        "did the campaign hunters get paid",
+        "когда листинг монеты на бирже?",
+    ] {
+        let results = world.search(query);
+        assert!(results.hybrid, "{query}");
+        let expected = if query.contains("листинг") {
+            3
+        } else {
+            1
+        };
+        assert_eq!(ids(&results)[0], expected, "{query}: {:?}", ids(&results));
+    }
+}
+
+/// The bundled model embeds as the Python reference that made it does (`semantic-model/
+/// embed.py fdxsem1.bin TEXT` printed these first 8 components, rounded to 4 decimals).
+#[test]
+fn the_bundled_model_embeds_as_its_reference_does() {
+    let model = SemanticModel::open(&forumdex_search::semantic::bundled_model_path())
+        .expect("the bundled model is in the source tree");
+    let cases: [(&str, [f32; 8]); 2] = [
+        (
+            "Дoбpый день, когда выплата? Bounty rewards were distributed",
+            [
+                0.1096, 0.0874, -0.0932, -0.1144, 0.0075, 0.1404, 0.0175, 0.0557,
+            ],
+        ),
+        (
+            "did the campaign hunters get paid",
+            [
+                0.1371, 0.0713, -0.1175, 0.0718, -0.1077, 0.0256, 0.0198, 0.0750,
+            ],
+        ),
+    ];
+    for (text, expected) in cases {
+        let unit = model.embed(text).expect("known words");
+        for (at, (got, want)) in unit.iter().zip(expected).enumerate() {
+            assert!((got - want).abs() < 2e-4, "{text:?}[{at}]: {got} vs {want}");
+        }
+    }
+}

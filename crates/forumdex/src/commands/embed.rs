@@ -8,6 +8,7 @@ use std::io::IsTerminal;
 use anyhow::{Context, bail};
 use clap::Args;
 use forumdex_search::SearchIndexes;
+use forumdex_settings::SemanticModelSetting;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
@@ -35,8 +36,11 @@ struct EmbedSummary {
 pub fn run(global: &GlobalArgs, _args: EmbedArgs) -> anyhow::Result<()> {
     let settings = settings(global, &[])?;
     let indexes = SearchIndexes::open(&global.data).context("opening the search indexes")?;
+    if settings.search.semantic_model() == SemanticModelSetting::Off {
+        bail!("semantic_model is off: search is lexical only, there is nothing to embed");
+    }
     let Some(semantic) = forumdex_api::app::semantic_leg(&settings, &global.data) else {
-        bail!("no semantic model (see the log line above): nothing to embed");
+        bail!("the semantic model cannot be read (the warning above says why): nothing to embed");
     };
     let missing = semantic.missing_docs(&indexes);
     let bar = if std::io::stderr().is_terminal() {

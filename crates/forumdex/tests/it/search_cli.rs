@@ -88,3 +88,30 @@ fn the_demo_finds_posts_from_its_first_search() {
     let body: serde_json::Value = serde_json::from_str(&response.body).expect("JSON");
     assert!(body["total"].as_u64().expect("a total") > 0, "{body}");
 }
+
+/// `forumdex embed` gives every index segment its post vectors with the bundled model, to
+/// the end; a second run finds them made; with `semantic_model = "off"` it refuses.
+#[test]
+fn embed_makes_the_vectors_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = crate::helpers::imported_folder(dir.path(), 300, 3);
+    let first = json_ok(&data, &["embed"]);
+    assert!(
+        first["model"].as_str().unwrap().starts_with("fdxsem1-"),
+        "{first}"
+    );
+    assert!(first["segments_embedded"].as_u64().unwrap() >= 1, "{first}");
+    assert!(first["docs"].as_u64().unwrap() > 0, "{first}");
+    assert_eq!(first["embedded"], first["docs"], "{first}");
+    let second = json_ok(&data, &["embed"]);
+    assert_eq!(second["docs_embedded"], 0, "{second}");
+    assert_eq!(
+        second["segments_loaded"], first["segments_embedded"],
+        "{second}"
+    );
+
+    let config = dir.path().join("off.toml");
+    std::fs::write(&config, "semantic_model = \"off\"\n").unwrap();
+    let err = crate::helpers::fails(&data, &["--config", config.to_str().unwrap(), "embed"]);
+    assert!(err.contains("semantic_model is off"), "{err}");
+}
