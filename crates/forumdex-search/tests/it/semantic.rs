@@ -116,14 +116,25 @@ fn a_short_query_with_enough_complete_matches_stays_lexical() {
 #[test]
 fn complete_lexical_matches_stay_first() {
     let world = world();
-    world.import_and_sync(&[post(6, 6, "Мой кошелек пуст", json!({"language": "ru"}))]);
+    world.import_and_sync(&[post(
+        8,
+        8,
+        "Mining payout shows late: wallet wallet wallet wallet wallet",
+        json!({}),
+    )]);
     attach(&world);
-    // Post 4 holds every word; the semantic leg prefers post 6, a wallet and nothing else.
-    let results = world.search("my wallet shows");
+    // Post 8 holds every word, but its vector is mostly "wallet": the semantic leg prefers
+    // post 1 (a payout that came late), and the fusion keeps post 8 first all the same.
+    let query = "shows payout late mining";
+    let results = world.search(query);
     assert!(results.hybrid);
     let found = ids(&results);
-    assert_eq!(found[..2], [4, 6], "{found:?}");
-    assert!(!results.hits[0].rank_factors.semantic || results.hits[0].score > 1.0);
+    assert_eq!(found[..2], [8, 1], "{found:?}");
+    assert!(
+        results.hits[0].score > 1.0,
+        "a tier score, above every fused one"
+    );
+    assert!(results.hits[1].score < 1.0 && results.hits[1].rank_factors.semantic);
 }
 
 #[test]
