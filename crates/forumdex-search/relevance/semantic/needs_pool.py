@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs every need's query against a serving forumdex (top 10, lang as the need says, the
+"""Runs every need's query against a serving forumdex (its top 10, lang as the need says, the
 API's defaults otherwise) and writes one run file for a variant, plus the posts to judge.
 
     needs_pool.py --url http://127.0.0.1:8080 --key KEY --variant hybrid@abc1234 \
@@ -39,7 +39,7 @@ def main():
             open(a.out + ".posts.jsonl", "w", encoding="utf-8") as posts:
         run.write(f"# variant {a.variant}\nneed_id\trank\tpost_id\thybrid\n")
         for need in needs():
-            params = {"q": need["query"], "limit": "10"}
+            params = {"q": need["query"]}
             if need["lang"] not in ("-", ""):
                 params["lang"] = need["lang"]
             request = urllib.request.Request(
