@@ -15,6 +15,7 @@
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use tantivy::index::SegmentId;
@@ -351,15 +352,17 @@ impl Semantic {
         let dropped = (before - tables.len()) as u64;
         drop(tables);
         let folder = self.root.join(&index.key).join(FOLDER);
-        let names: HashSet<String> = live
+        let segments: HashSet<String> = live
             .iter()
             .filter(|(key, _)| *key == index.key)
-            .map(|(_, id)| format!("{}.fdxvec", id.uuid_string()))
+            .map(|(_, id)| id.uuid_string())
             .collect();
+        // A table, or one being written (`<segment>.<writer>.tmp`), of a segment that is gone.
         if let Ok(entries) = std::fs::read_dir(&folder) {
             for entry in entries.flatten() {
                 let name = entry.file_name().to_string_lossy().into_owned();
-                if !names.contains(&name) {
+                let segment = name.split('.').next().unwrap_or_default();
+                if !segments.contains(segment) {
                     let _ = std::fs::remove_file(entry.path());
                 }
             }
@@ -376,11 +379,19 @@ pub fn sign_bits(components: &[i8]) -> u64 {
         .fold(0, |bits, (at, &c)| bits | (u64::from(c > 0) << at))
 }
 
-/// Writes `bytes` to `path` whole (a temporary file, then a rename).
+/// Writes `bytes` to `path` whole (a temporary file, then a rename). The temporary file is
+/// the writer's own: the sync and the background job (or `forumdex embed` beside a server)
+/// may embed one segment at once, and each renames its own copy.
 fn save(path: &Path, bytes: &[u8]) -> Result<(), SearchError> {
+    static WRITES: AtomicU64 = AtomicU64::new(0);
     let folder = path.parent().expect("a file in a folder");
     std::fs::create_dir_all(folder)?;
-    let tmp = path.with_extension("tmp");
+    let writer = format!(
+        "{}-{}.tmp",
+        std::process::id(),
+        WRITES.fetch_add(1, Ordering::Relaxed)
+    );
+    let tmp = path.with_extension(writer);
     let mut file = std::fs::File::create(&tmp)?;
     file.write_all(bytes)?;
     file.sync_all()?;

@@ -337,3 +337,35 @@ fn the_bundled_model_embeds_as_its_reference_does() {
         }
     }
 }
+
+/// The sync and the background job (or `forumdex embed` beside a server) may embed the same
+/// segment at once: each writes its own temporary file, and both succeed.
+#[test]
+fn two_embedders_of_one_folder_both_succeed() {
+    let world = world();
+    for _ in 0..5 {
+        let folders: Vec<_> = std::fs::read_dir(world.dir.path().join("search"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path().join("semantic"))
+            .filter(|p| p.is_dir())
+            .collect();
+        for folder in folders {
+            std::fs::remove_dir_all(folder).unwrap();
+        }
+        std::thread::scope(|scope| {
+            let embedders: Vec<_> = (0..2)
+                .map(|_| {
+                    scope.spawn(|| {
+                        Semantic::new(tiny_model(), world.dir.path())
+                            .embed_missing(&world.indexes, &mut |_| {})
+                    })
+                })
+                .collect();
+            for embedder in embedders {
+                let report = embedder.join().unwrap().expect("both embed");
+                assert_eq!(report.segments_embedded + report.segments_loaded, 2);
+            }
+        });
+    }
+}
