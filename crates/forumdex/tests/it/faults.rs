@@ -1,5 +1,5 @@
-//! Crashes of the real binary: `forumdex import` and `forumdex serve` killed with SIGKILL
-//! at an arbitrary moment of their work, then the data folder reopened.
+//! Crashes of the real binary: `forumdex import`, `forumdex serve` and `forumdex embed`
+//! killed with SIGKILL at an arbitrary moment of their work, then the data folder reopened.
 //!
 //! - An import commits one sequence per batch in one transaction, so a killed import leaves
 //!   exactly its first k batches: the same observations and canonical documents as an
@@ -413,4 +413,63 @@ fn serve_on_a_read_only_data_folder_fails_fast_with_an_error() {
     assert!(!status.success(), "serve failed");
     assert!(stderr.contains("error"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// `forumdex embed` killed with SIGKILL once it has written its first segment's vectors:
+/// what it wrote is whole and kept, and the next run embeds only the rest, ending where an
+/// uninterrupted run ends.
+#[test]
+fn an_embedding_killed_mid_way_resumes_where_it_stopped() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let corpus = generate(work.path(), 20_000, 11);
+    let data = work.path().join("data");
+    json_ok(&data, &["import", corpus.to_str().expect("utf-8 path")]);
+    let tables = || -> usize {
+        std::fs::read_dir(data.join("search"))
+            .expect("the indexes")
+            .flatten()
+            .filter_map(|index| std::fs::read_dir(index.path().join("semantic")).ok())
+            .flat_map(|files| files.flatten())
+            .filter(|file| file.file_name().to_string_lossy().ends_with(".fdxvec"))
+            .count()
+    };
+    let mut child: Child = forumdex_command(&data)
+        .args(["--json", "embed"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start embed");
+    let started = Instant::now();
+    while tables() == 0 {
+        assert!(
+            child.try_wait().expect("poll embed").is_none(),
+            "the embedding ended before it could be killed"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "the embedding made no progress"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    child.kill().expect("SIGKILL the embedding");
+    assert!(
+        !child.wait().expect("reap embed").success(),
+        "killed, not finished"
+    );
+    let written = tables();
+
+    let resumed = json_ok(&data, &["embed"]);
+    assert_eq!(resumed["segments_loaded"], written as u64, "{resumed}");
+    assert!(
+        resumed["segments_embedded"].as_u64().unwrap() >= 1,
+        "{resumed}"
+    );
+    assert_eq!(resumed["embedded"], resumed["docs"], "{resumed}");
+    let again = json_ok(&data, &["embed"]);
+    assert_eq!(again["docs_embedded"], 0, "{again}");
+    assert_eq!(
+        again["segments_loaded"].as_u64(),
+        Some(written as u64 + resumed["segments_embedded"].as_u64().unwrap()),
+        "{again}"
+    );
 }
