@@ -199,12 +199,7 @@ fn a_damaged_table_or_another_models_table_is_made_again() {
     let world = world();
     let semantic = Semantic::new(tiny_model(), world.dir.path());
     semantic.embed_missing(&world.indexes, &mut |_| {}).unwrap();
-    let folders: Vec<_> = std::fs::read_dir(world.dir.path().join("search"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path().join("semantic"))
-        .filter(|p| p.is_dir())
-        .collect();
+    let folders = vector_folders(&world);
     let table = std::fs::read_dir(&folders[0])
         .unwrap()
         .flatten()
@@ -224,6 +219,16 @@ fn a_damaged_table_or_another_models_table_is_made_again() {
         report.segments_loaded, 0,
         "tables of another model: {report:?}"
     );
+}
+
+/// The folders of post vector tables (`search/<lang>/semantic/`) that exist.
+fn vector_folders(world: &World) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(world.dir.path().join("search"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("semantic"))
+        .filter(|p| p.is_dir())
+        .collect()
 }
 
 fn first_segments(semantic: &Semantic, world: &World) -> u64 {
@@ -344,13 +349,7 @@ fn the_bundled_model_embeds_as_its_reference_does() {
 fn two_embedders_of_one_folder_both_succeed() {
     let world = world();
     for _ in 0..5 {
-        let folders: Vec<_> = std::fs::read_dir(world.dir.path().join("search"))
-            .unwrap()
-            .flatten()
-            .map(|e| e.path().join("semantic"))
-            .filter(|p| p.is_dir())
-            .collect();
-        for folder in folders {
+        for folder in vector_folders(&world) {
             std::fs::remove_dir_all(folder).unwrap();
         }
         std::thread::scope(|scope| {
