@@ -23,6 +23,7 @@
 mod accounts;
 pub mod copy;
 mod corpus;
+mod exec;
 mod pool;
 pub mod schema;
 

@@ -1,17 +1,34 @@
-//! The SQL both corpus backends (`forumdex-sqlite`, `forumdex-postgres`) share: the
-//! predicates every read of posts goes through, written once, with the two dialects'
-//! differences named in [`Dialect`]. The domain crates hold no SQL; the backends build their
-//! statements from these fragments.
+//! The SQL both backends (`forumdex-sqlite`, `forumdex-postgres`) share, written once, with
+//! the two dialects' differences named in [`Dialect`]. The domain crates hold no SQL; the
+//! backends open transactions and run these statements in them.
 //!
-//! - [`visible`]: a version row is visible at sequence S when
-//!   `valid_from <= S AND (valid_to IS NULL OR valid_to > S)` (ARCHITECTURE.md, "MVCC
-//!   visibility").
-//! - [`live`]: a post version visible and not a deletion.
-//! - [`served`]: live, and neither the post, its topic nor its author under a takedown in
-//!   force: the predicate of every post read.
-//! - [`derived_is_op`]: a post's `is_op` (its record's, else the smallest post ID of its
-//!   topic, whatever is served).
+//! - [`Sql`] ([`exec`]): a transaction as both backends offer it, so that a statement and the
+//!   steps around it are written once.
+//! - [`accounts`]: every statement of the accounts and dashboard stores.
+//! - The predicates every read of posts goes through:
+//!   - [`visible`]: a version row is visible at sequence S when
+//!     `valid_from <= S AND (valid_to IS NULL OR valid_to > S)` (ARCHITECTURE.md, "MVCC
+//!     visibility").
+//!   - [`live`]: a post version visible and not a deletion.
+//!   - [`served`]: live, and neither the post, its topic nor its author under a takedown in
+//!     force: the predicate of every post read.
+//!   - [`derived_is_op`]: a post's `is_op` (its record's, else the smallest post ID of its
+//!     topic, whatever is served).
 #![forbid(unsafe_code)]
+
+pub mod accounts;
+pub mod exec;
+
+/// What [`impl_account_stores!`] names from other crates, so a backend needs no more imports.
+#[doc(hidden)]
+pub mod reexport {
+    pub use chrono;
+    pub use forumdex_accounts;
+    /// An instant, as the stores take them.
+    pub type Instant = chrono::DateTime<chrono::Utc>;
+}
+
+pub use exec::{Cell, CellError, Db, Failure, FromCell, Param, Row, Sql, numbered_parameters};
 
 /// Where the two backends' SQL differs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -19,6 +19,7 @@ mod accounts;
 pub mod backup;
 pub mod connect;
 mod corpus;
+mod exec;
 mod pool;
 
 pub use accounts::SqliteAccountStore;
