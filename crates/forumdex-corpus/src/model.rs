@@ -193,6 +193,51 @@ pub struct ListRequest {
     pub scan_budget: usize,
 }
 
+impl ListRequest {
+    /// What a page walks, the same for every backend: the scope's id, the place to start
+    /// after, and the `sort_at` range the date filters allow (`low` inclusive, `high`
+    /// exclusive; with a date filter, undated posts are outside every range).
+    pub fn window(&self) -> ListWindow {
+        let dated = self.filters.date_from.is_some() || self.filters.date_to.is_some();
+        let low = match self.filters.date_from {
+            Some(from) => from.0,
+            None if dated => UNDATED + 1,
+            None => UNDATED,
+        };
+        let start = self.after.unwrap_or(match self.order {
+            Order::Asc => Position {
+                sort_at: UNDATED,
+                post_id: i64::MIN,
+            },
+            Order::Desc => Position {
+                sort_at: i64::MAX,
+                post_id: i64::MAX,
+            },
+        });
+        ListWindow {
+            scope_id: match self.scope {
+                Scope::Topic(id) | Scope::Profile(id) => id,
+            },
+            start,
+            low,
+            high: self.filters.date_to.map_or(i64::MAX, |to| to.0),
+        }
+    }
+}
+
+/// Where a listing page walks ([`ListRequest::window`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListWindow {
+    /// The topic's or the profile's id.
+    pub scope_id: i64,
+    /// The page starts after this place.
+    pub start: Position,
+    /// The smallest `sort_at` allowed.
+    pub low: i64,
+    /// The first `sort_at` no longer allowed.
+    pub high: i64,
+}
+
 /// One page of a listing.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListPage {

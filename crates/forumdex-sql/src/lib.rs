@@ -107,6 +107,31 @@ pub fn derived_is_op(dialect: Dialect, p: &str) -> String {
     )
 }
 
+/// The statements that count what a snapshot holds, one integer each, in the order of
+/// `CorpusCounts`' fields: posts served; topics and profiles (with a record or named by a
+/// served post, not under a takedown); boards; images.
+pub fn count_statements(dialect: Dialect) -> [String; 5] {
+    let (visible_r, served_p) = (visible(dialect, "r"), served(dialect, "p"));
+    [
+        format!("SELECT COUNT(*) FROM post_versions p WHERE {served_p}"),
+        format!(
+            "SELECT COUNT(*) FROM (SELECT r.topic_id FROM topic_versions r WHERE {visible_r}
+                                   UNION SELECT p.topic_id FROM post_versions p WHERE {served_p}) c
+             WHERE NOT EXISTS (SELECT 1 FROM takedowns k WHERE k.kind = 'topic'
+                               AND k.entity_id = c.topic_id AND k.lifted_at IS NULL)"
+        ),
+        format!(
+            "SELECT COUNT(*) FROM (SELECT r.profile_id FROM profile_versions r WHERE {visible_r}
+                                   UNION SELECT p.author_id FROM post_versions p
+                                         WHERE p.author_id IS NOT NULL AND {served_p}) c
+             WHERE NOT EXISTS (SELECT 1 FROM takedowns k WHERE k.kind = 'profile'
+                               AND k.entity_id = c.profile_id AND k.lifted_at IS NULL)"
+        ),
+        format!("SELECT COUNT(*) FROM board_versions r WHERE {visible_r}"),
+        format!("SELECT COUNT(*) FROM image_versions r WHERE {visible_r}"),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,6 +14,8 @@ use forumdex_corpus::{
 use postgres::types::ToSql;
 use postgres::{Row, Transaction};
 
+use forumdex_sql::{Dialect, count_statements};
+
 use super::sql::{derived_is_op, served, visible};
 use super::takedowns::taken_down;
 use super::{Step, corrupt, to_i64};
@@ -256,30 +258,13 @@ struct ListParams {
 
 impl ListParams {
     fn of(request: &ListRequest, seq: i64) -> Self {
-        let dated = request.filters.date_from.is_some() || request.filters.date_to.is_some();
-        let low = match request.filters.date_from {
-            Some(from) => from.0,
-            None if dated => UNDATED + 1,
-            None => UNDATED,
-        };
-        let start = request.after.unwrap_or(match request.order {
-            Order::Asc => Position {
-                sort_at: UNDATED,
-                post_id: i64::MIN,
-            },
-            Order::Desc => Position {
-                sort_at: i64::MAX,
-                post_id: i64::MAX,
-            },
-        });
+        let window = request.window();
         Self {
             seq,
-            scope: match request.scope {
-                Scope::Topic(id) | Scope::Profile(id) => id,
-            },
-            start,
-            low,
-            high: request.filters.date_to.map_or(i64::MAX, |to| to.0),
+            scope: window.scope_id,
+            start: window.start,
+            low: window.low,
+            high: window.high,
             author: request.filters.author_id,
             topic: request.filters.topic_id,
         }
@@ -490,37 +475,17 @@ pub(super) fn posts_changed(
 }
 
 pub(super) fn counts(tx: &mut Transaction<'_>, seq: i64) -> Step<CorpusCounts> {
-    let mut count = |sql: String| -> Step<i64> { Ok(tx.query_one(&sql, &[&seq])?.get(0)) };
+    let mut counts = [0; 5];
+    for (count, sql) in counts.iter_mut().zip(count_statements(Dialect::Postgres)) {
+        *count = tx.query_one(&sql, &[&seq])?.get(0);
+    }
+    let [posts, topics, profiles, boards, images] = counts;
     Ok(CorpusCounts {
-        posts: count(format!(
-            "SELECT COUNT(*) FROM post_versions p WHERE {}",
-            served("p")
-        ))?,
-        topics: count(format!(
-            "SELECT COUNT(*) FROM (SELECT r.topic_id FROM topic_versions r WHERE {}
-                                   UNION SELECT p.topic_id FROM post_versions p WHERE {}) c
-             WHERE NOT EXISTS (SELECT 1 FROM takedowns k WHERE k.kind = 'topic'
-                               AND k.entity_id = c.topic_id AND k.lifted_at IS NULL)",
-            visible("r"),
-            served("p")
-        ))?,
-        profiles: count(format!(
-            "SELECT COUNT(*) FROM (SELECT r.profile_id FROM profile_versions r WHERE {}
-                                   UNION SELECT p.author_id FROM post_versions p
-                                         WHERE p.author_id IS NOT NULL AND {}) c
-             WHERE NOT EXISTS (SELECT 1 FROM takedowns k WHERE k.kind = 'profile'
-                               AND k.entity_id = c.profile_id AND k.lifted_at IS NULL)",
-            visible("r"),
-            served("p")
-        ))?,
-        boards: count(format!(
-            "SELECT COUNT(*) FROM board_versions r WHERE {}",
-            visible("r")
-        ))?,
-        images: count(format!(
-            "SELECT COUNT(*) FROM image_versions r WHERE {}",
-            visible("r")
-        ))?,
+        posts,
+        topics,
+        profiles,
+        boards,
+        images,
     })
 }
 
