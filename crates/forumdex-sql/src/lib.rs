@@ -5,6 +5,7 @@
 //! - [`Sql`] ([`exec`]): a transaction as both backends offer it, so that a statement and the
 //!   steps around it are written once.
 //! - [`accounts`]: every statement of the accounts and dashboard stores.
+//! - [`topic_posts`]: the aggregates of a topic's posts both ways to a topic document share.
 //! - The predicates every read of posts goes through:
 //!   - [`visible`]: a version row is visible at sequence S when
 //!     `valid_from <= S AND (valid_to IS NULL OR valid_to > S)` (ARCHITECTURE.md, "MVCC
@@ -18,6 +19,7 @@
 
 pub mod accounts;
 pub mod exec;
+pub mod topic_posts;
 
 /// What [`impl_account_stores!`] names from other crates, so a backend needs no more imports.
 #[doc(hidden)]
@@ -46,6 +48,14 @@ impl Dialect {
         match self {
             Self::Sqlite => ":seq",
             Self::Postgres => "$1",
+        }
+    }
+
+    /// Whether the boolean column `column` is true.
+    pub fn is_true(self, column: &str) -> String {
+        match self {
+            Self::Sqlite => format!("{column} = 1"),
+            Self::Postgres => column.to_owned(),
         }
     }
 

@@ -14,9 +14,9 @@ use forumdex_corpus::{
 use postgres::types::ToSql;
 use postgres::{Row, Transaction};
 
-use forumdex_sql::{Dialect, count_statements};
+use forumdex_sql::count_statements;
 
-use super::sql::{derived_is_op, served, visible};
+use super::sql::{DIALECT, derived_is_op, served, visible};
 use super::takedowns::taken_down;
 use super::{Step, corrupt, to_i64};
 
@@ -476,7 +476,7 @@ pub(super) fn posts_changed(
 
 pub(super) fn counts(tx: &mut Transaction<'_>, seq: i64) -> Step<CorpusCounts> {
     let mut counts = [0; 5];
-    for (count, sql) in counts.iter_mut().zip(count_statements(Dialect::Postgres)) {
+    for (count, sql) in counts.iter_mut().zip(count_statements(DIALECT)) {
         *count = tx.query_one(&sql, &[&seq])?.get(0);
     }
     let [posts, topics, profiles, boards, images] = counts;

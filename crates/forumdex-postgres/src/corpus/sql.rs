@@ -3,16 +3,11 @@
 
 use forumdex_sql::Dialect;
 
-const DIALECT: Dialect = Dialect::Postgres;
+pub(super) const DIALECT: Dialect = Dialect::Postgres;
 
 /// Whether the version row of alias `t` is visible at the read's sequence.
 pub(super) fn visible(t: &str) -> String {
     forumdex_sql::visible(DIALECT, t)
-}
-
-/// Whether the post version of alias `p` is live (visible, not a deletion).
-pub(super) fn live(p: &str) -> String {
-    forumdex_sql::live(DIALECT, p)
 }
 
 /// Whether the post version of alias `p` is served (live, not under a takedown in force).

@@ -16,11 +16,13 @@ use std::collections::{BTreeMap, HashMap};
 use forumdex_corpus::derive::{self, TopicAggregates, TopicSums};
 use postgres::{Row, Transaction};
 
-use super::Step;
-use super::topic_posts::{
-    self, Counted, TopicPosts, board_of_posts_sql, flagged_op_sql, latest_post_sql,
-    smallest_post_sql, unlisted_merit,
+use forumdex_sql::topic_posts::{
+    board_of_posts_sql, flagged_op_sql, latest_post_sql, smallest_post_sql, unlisted_merit,
 };
+
+use super::Step;
+use super::sql::DIALECT;
+use super::topic_posts::{self, Counted, TopicPosts};
 
 /// One row of `topic_stat_versions`: a topic's live posts at the sequences it is visible.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -192,7 +194,7 @@ fn changes(tx: &mut Transaction<'_>, seq: i64) -> Step<BTreeMap<i64, Change>> {
     let columns = format!(
         "p.topic_id, p.valid_from = $1, p.deleted, p.merit_total, p.merit_tx,
          p.merit_distinct, {}, p.observed_at",
-        unlisted_merit("p")
+        unlisted_merit(DIALECT, "p")
     );
     let rows = tx.query(
         &format!(
@@ -304,10 +306,10 @@ fn walks(tx: &mut Transaction<'_>, seq: i64, topics: &[i64]) -> Step<HashMap<i64
              LEFT JOIN LATERAL ({flagged}) f ON TRUE
              LEFT JOIN LATERAL ({smallest}) s ON TRUE
              LEFT JOIN LATERAL ({board}) b ON TRUE",
-            latest = latest_post_sql(topic, Counted::Live),
-            flagged = flagged_op_sql(topic, Counted::Live),
-            smallest = smallest_post_sql(topic, Counted::Live),
-            board = board_of_posts_sql(topic, Counted::Live),
+            latest = latest_post_sql(DIALECT, topic, Counted::Live),
+            flagged = flagged_op_sql(DIALECT, topic, Counted::Live),
+            smallest = smallest_post_sql(DIALECT, topic, Counted::Live),
+            board = board_of_posts_sql(DIALECT, topic, Counted::Live),
         ),
         &[&seq, &topics],
     )?;

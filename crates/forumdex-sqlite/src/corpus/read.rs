@@ -11,9 +11,9 @@ use forumdex_corpus::record::MeritCounts;
 use forumdex_corpus::takedown::TakedownTarget;
 use forumdex_corpus::time::Millis;
 
-use forumdex_sql::{Dialect, count_statements};
+use forumdex_sql::count_statements;
 
-use super::sql::{derived_is_op, served, visible};
+use super::sql::{DIALECT, derived_is_op, served, visible};
 use super::takedowns::taken_down;
 
 pub(super) fn latest_seq(conn: &Connection) -> rusqlite::Result<i64> {
@@ -401,7 +401,7 @@ pub(super) fn posts_changed(
 
 pub(super) fn counts(conn: &Connection, seq: i64) -> rusqlite::Result<CorpusCounts> {
     let mut counts = [0; 5];
-    for (count, sql) in counts.iter_mut().zip(count_statements(Dialect::Sqlite)) {
+    for (count, sql) in counts.iter_mut().zip(count_statements(DIALECT)) {
         *count = conn
             .prepare_cached(&sql)?
             .query_row(named_params! {":seq": seq}, |row| row.get(0))?;

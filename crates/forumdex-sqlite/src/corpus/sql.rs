@@ -3,7 +3,7 @@
 
 use forumdex_sql::Dialect;
 
-const DIALECT: Dialect = Dialect::Sqlite;
+pub(super) const DIALECT: Dialect = Dialect::Sqlite;
 
 /// Whether the version row of alias `t` is visible at the read's sequence.
 pub(super) fn visible(t: &str) -> String {

@@ -39,9 +39,10 @@ use forumdex_corpus::derive::{TopicAggregates, TopicSums};
 
 use super::read::latest_seq;
 use super::takedowns;
-use super::topic_posts::{
-    self, Counted, TopicPosts, board_of_posts, latest_post, opening_post_id, unlisted_merit,
-};
+use forumdex_sql::topic_posts::unlisted_merit;
+
+use super::sql::DIALECT;
+use super::topic_posts::{self, Counted, TopicPosts, board_of_posts, latest_post, opening_post_id};
 
 /// One row of `topic_stat_versions`: a topic's live posts at the sequences it is visible.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -165,7 +166,7 @@ fn changes(tx: &Connection, seq: i64) -> rusqlite::Result<BTreeMap<i64, Change>>
     let columns = format!(
         "p.topic_id, p.valid_from = ?1, p.deleted, p.merit_total, p.merit_tx,
          p.merit_distinct, {}, p.observed_at",
-        unlisted_merit("p")
+        unlisted_merit(DIALECT, "p")
     );
     let mut statement = tx.prepare_cached(&format!(
         "SELECT {columns} FROM post_versions p WHERE p.valid_from = ?1
