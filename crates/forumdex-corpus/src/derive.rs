@@ -190,6 +190,96 @@ pub struct TopicFacts {
     pub latest_post: Option<PostDoc>,
 }
 
+/// What a topic's posts give its document at a snapshot, with the posts it shows by ID:
+/// from the statistics the imports keep, or aggregated over the served posts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TopicPosts {
+    /// The aggregates the rules take.
+    pub facts: TopicPostFacts,
+    /// Its opening post (by [`opening_post`]).
+    pub first_post_id: Option<i64>,
+    /// Its post with the greatest (posted_at, post_id).
+    pub latest_post_id: Option<i64>,
+    /// The board of its posts (the fallback of [`topic_board_id`]).
+    pub board_id: Option<i64>,
+}
+
+/// What a backend answers, at the snapshot of one read, to build a topic document
+/// ([`topic_document`]).
+pub trait TopicSource {
+    /// The backend's error.
+    type Error;
+
+    /// Whether the topic itself is under a takedown in force.
+    fn topic_taken_down(&mut self, topic_id: i64) -> Result<bool, Self::Error>;
+    /// The topic's record, when it has one.
+    fn record(&mut self, topic_id: i64) -> Result<Option<TopicRecordFacts>, Self::Error>;
+    /// Whether a post or profile takedown in force may hide one of the topic's posts (then
+    /// its kept statistics, which count posts whatever their takedowns, do not answer).
+    fn may_hide_posts_of(&mut self, topic_id: i64) -> Result<bool, Self::Error>;
+    /// The topic's posts from the kept statistics, when they cover the snapshot.
+    fn kept(&mut self, topic_id: i64) -> Result<Option<TopicPosts>, Self::Error>;
+    /// The topic's posts aggregated over those served at the snapshot.
+    fn aggregated(&mut self, topic_id: i64) -> Result<TopicPosts, Self::Error>;
+    /// The post, when it is served.
+    fn post(&mut self, post_id: i64) -> Result<Option<PostDoc>, Self::Error>;
+    /// The board's name (`""` for none, or a board without a record).
+    fn board_name(&mut self, board_id: Option<i64>) -> Result<String, Self::Error>;
+}
+
+/// The topic document at the source's snapshot, for every backend: none for a topic under
+/// a takedown or one that does not exist ([`topic_exists`]); its posts from the kept
+/// statistics when no takedown may hide one of them and they cover the snapshot, else
+/// aggregated over the served posts; then the rules of [`topic_doc`].
+pub fn topic_document<S: TopicSource>(
+    source: &mut S,
+    topic_id: i64,
+) -> Result<Option<TopicDoc>, S::Error> {
+    if source.topic_taken_down(topic_id)? {
+        return Ok(None);
+    }
+    let record = source.record(topic_id)?;
+    let kept = if source.may_hide_posts_of(topic_id)? {
+        None
+    } else {
+        source.kept(topic_id)?
+    };
+    let posts = match kept {
+        Some(posts) => posts,
+        None => source.aggregated(topic_id)?,
+    };
+    if !topic_exists(record.as_ref(), posts.facts.post_count) {
+        return Ok(None);
+    }
+    let mut post = |id: Option<i64>| match id {
+        Some(id) => source.post(id),
+        None => Ok(None),
+    };
+    let first_post = post(posts.first_post_id)?;
+    let latest_post = if posts.latest_post_id == posts.first_post_id {
+        first_post.clone()
+    } else {
+        post(posts.latest_post_id)?
+    };
+    let board_id = topic_board_id(
+        record.as_ref().and_then(|r| r.board_id),
+        first_post.as_ref(),
+        || Ok(posts.board_id),
+    )?;
+    let board = BoardRef {
+        board_id,
+        name: source.board_name(board_id)?,
+    };
+    Ok(Some(topic_doc(TopicFacts {
+        topic_id,
+        record,
+        posts: posts.facts,
+        board,
+        first_post,
+        latest_post,
+    })))
+}
+
 /// Whether a topic exists: it has a record or a post names it.
 pub fn topic_exists(record: Option<&TopicRecordFacts>, post_count: i64) -> bool {
     record.is_some() || post_count > 0
@@ -289,6 +379,107 @@ pub fn profile_doc(facts: ProfileFacts) -> ProfileDoc {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A topic source that records what it was asked.
+    #[derive(Default)]
+    struct Recorded {
+        taken_down: bool,
+        may_hide: bool,
+        kept: Option<TopicPosts>,
+        asked: Vec<&'static str>,
+    }
+
+    impl TopicSource for Recorded {
+        type Error = std::convert::Infallible;
+
+        fn topic_taken_down(&mut self, _: i64) -> Result<bool, Self::Error> {
+            self.asked.push("taken_down");
+            Ok(self.taken_down)
+        }
+        fn record(&mut self, _: i64) -> Result<Option<TopicRecordFacts>, Self::Error> {
+            self.asked.push("record");
+            Ok(None)
+        }
+        fn may_hide_posts_of(&mut self, _: i64) -> Result<bool, Self::Error> {
+            self.asked.push("may_hide");
+            Ok(self.may_hide)
+        }
+        fn kept(&mut self, _: i64) -> Result<Option<TopicPosts>, Self::Error> {
+            self.asked.push("kept");
+            Ok(self.kept.clone())
+        }
+        fn aggregated(&mut self, _: i64) -> Result<TopicPosts, Self::Error> {
+            self.asked.push("aggregated");
+            Ok(posts(3, Some(11)))
+        }
+        fn post(&mut self, _: i64) -> Result<Option<PostDoc>, Self::Error> {
+            self.asked.push("post");
+            Ok(None)
+        }
+        fn board_name(&mut self, board_id: Option<i64>) -> Result<String, Self::Error> {
+            self.asked.push("board_name");
+            Ok(format!("board {board_id:?}"))
+        }
+    }
+
+    fn posts(post_count: i64, board_id: Option<i64>) -> TopicPosts {
+        TopicPosts {
+            facts: TopicPostFacts {
+                post_count,
+                ..TopicPostFacts::default()
+            },
+            first_post_id: Some(1),
+            latest_post_id: Some(1),
+            board_id,
+        }
+    }
+
+    #[test]
+    fn a_topic_document_takes_the_kept_statistics_only_when_they_answer_exactly() {
+        let mut taken = Recorded {
+            taken_down: true,
+            ..Recorded::default()
+        };
+        assert_eq!(topic_document(&mut taken, 7), Ok(None));
+        assert_eq!(taken.asked, ["taken_down"]);
+
+        let mut hidden = Recorded {
+            may_hide: true,
+            kept: Some(posts(5, Some(22))),
+            ..Recorded::default()
+        };
+        let doc = topic_document(&mut hidden, 7)
+            .expect("infallible")
+            .expect("has posts");
+        assert!(!hidden.asked.contains(&"kept"), "{:?}", hidden.asked);
+        assert_eq!(doc.board.board_id, Some(11), "the aggregates' board");
+        assert_eq!(doc.board.name, "board Some(11)");
+
+        let mut kept = Recorded {
+            kept: Some(posts(5, Some(22))),
+            ..Recorded::default()
+        };
+        let doc = topic_document(&mut kept, 7)
+            .expect("infallible")
+            .expect("has posts");
+        assert!(!kept.asked.contains(&"aggregated"), "{:?}", kept.asked);
+        assert_eq!(doc.board.board_id, Some(22));
+        assert_eq!(
+            kept.asked.iter().filter(|&&asked| asked == "post").count(),
+            1,
+            "the opening post is the latest: read once"
+        );
+
+        let mut none = Recorded {
+            kept: Some(TopicPosts::default()),
+            ..Recorded::default()
+        };
+        assert_eq!(
+            topic_document(&mut none, 7),
+            Ok(None),
+            "no record, no posts"
+        );
+    }
     use crate::id::ForumId;
     use crate::record::MeritSender;
 

@@ -3,9 +3,7 @@
 //! snapshot, `corpus/topic_stats.rs` over the live posts per import batch), so that both
 //! give the same facts to the same rules (`forumdex_corpus::derive`). Each statement names
 //! the topic by the parameter `topic` it is given and reads at the dialect's sequence
-//! parameter.
-
-use forumdex_corpus::derive;
+//! parameter. What they give is a `forumdex_corpus::derive::TopicPosts`.
 
 use crate::{Dialect, derived_is_op, live, served};
 
@@ -29,20 +27,6 @@ impl Counted {
     }
 }
 
-/// What a topic's posts give its document at a snapshot, with the posts it shows by ID.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct TopicPosts {
-    /// The aggregates the rules take.
-    pub facts: derive::TopicPostFacts,
-    /// Its opening post (by [`derive::opening_post`] over [`flagged_op_sql`] and
-    /// [`smallest_post_sql`]).
-    pub first_post_id: Option<i64>,
-    /// Its post with the greatest (posted_at, post_id).
-    pub latest_post_id: Option<i64>,
-    /// The board of its posts ([`board_of_posts_sql`]).
-    pub board_id: Option<i64>,
-}
-
 /// An integer sum that is 0 over no rows (PostgreSQL's sum of `BIGINT`s is a `NUMERIC`).
 fn sum(dialect: Dialect, expr: &str) -> String {
     match dialect {
@@ -53,7 +37,7 @@ fn sum(dialect: Dialect, expr: &str) -> String {
 
 /// Whether the post version of alias `p` has merit without listing its senders, as 1 or 0:
 /// such a post makes a topic's distinct senders the sum of its posts' own counts
-/// ([`derive::topic_distinct_senders`]).
+/// (`forumdex_corpus::derive::topic_distinct_senders`).
 pub fn unlisted_merit(dialect: Dialect, p: &str) -> String {
     let unlisted =
         format!("(({p}.merit_total > 0 OR {p}.merit_tx > 0) AND {p}.merit_senders IS NULL)");
@@ -131,7 +115,7 @@ pub fn smallest_post_sql(dialect: Dialect, topic: &str, counted: Counted) -> Str
 }
 
 /// The board of the topic's posts: that of its counted post with the smallest ID among
-/// those naming one (the fallback of [`derive::topic_board_id`]).
+/// those naming one (the fallback of `forumdex_corpus::derive::topic_board_id`).
 pub fn board_of_posts_sql(dialect: Dialect, topic: &str, counted: Counted) -> String {
     format!(
         "SELECT p.board_id FROM post_versions p

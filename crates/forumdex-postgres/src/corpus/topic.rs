@@ -1,14 +1,11 @@
-//! Topic documents. What a topic's posts give its document at a snapshot comes from one row
-//! of the statistics the imports keep ([`super::topic_stats`]) when that row answers exactly,
-//! else from aggregating over the posts served at the snapshot. The aggregates below are
-//! also what the statistics are computed with, over [`Counted::Live`] posts, so both ways
-//! give the same facts, and both hand them to the same rules ([`forumdex_corpus::derive`]).
-//!
-//! The post walks are written once, for a topic named by an SQL expression
-//! (`$2` here, each topic of a batch in [`super::topic_stats`]).
+//! Topic documents: the backend's answers to [`derive::TopicSource`] at a read's snapshot;
+//! the flow (kept statistics when they answer exactly, else aggregates over the served
+//! posts) and the rules are the domain's ([`derive::topic_document`]). The aggregates are
+//! `forumdex_sql::topic_posts`' statements, which the statistics are computed with too (over
+//! [`Counted::Live`] posts), so both ways give the same facts.
 
-use forumdex_corpus::derive::{self};
-use forumdex_corpus::{BoardRef, Millis, PostDoc, TakedownTarget, TopicDoc};
+use forumdex_corpus::derive::{self, TopicAggregates, TopicRecordFacts, TopicSource};
+use forumdex_corpus::{Millis, PostDoc, StoreError, TakedownTarget, TopicDoc};
 use postgres::Transaction;
 
 use super::Step;
@@ -19,87 +16,69 @@ use super::topic_posts::{
     Counted, TopicPosts, aggregates, board_of_posts, latest_post, listed_senders, opening_post_id,
 };
 use super::topic_stats::{self, StatsAt};
+use crate::pool::Failure;
 
 pub(super) fn topic(tx: &mut Transaction<'_>, topic_id: i64, seq: i64) -> Step<Option<TopicDoc>> {
-    if taken_down(tx, TakedownTarget::Topic(topic_id))? {
-        return Ok(None);
+    derive::topic_document(&mut Snapshot { tx, seq }, topic_id)
+}
+
+/// A read's transaction at its sequence.
+struct Snapshot<'a, 't> {
+    tx: &'a mut Transaction<'t>,
+    seq: i64,
+}
+
+impl TopicSource for Snapshot<'_, '_> {
+    type Error = Failure<StoreError>;
+
+    fn topic_taken_down(&mut self, topic_id: i64) -> Step<bool> {
+        taken_down(self.tx, TakedownTarget::Topic(topic_id))
     }
-    let record = tx
-        .query_opt(
-            &format!(
-                "SELECT t.title, t.board_id, t.views, t.page_count, t.observed_at
-                 FROM topic_versions t WHERE t.topic_id = $2 AND {}",
-                visible("t")
-            ),
-            &[&seq, &topic_id],
-        )?
-        .map(|row| derive::TopicRecordFacts {
+
+    fn record(&mut self, topic_id: i64) -> Step<Option<TopicRecordFacts>> {
+        let sql = format!(
+            "SELECT t.title, t.board_id, t.views, t.page_count, t.observed_at
+             FROM topic_versions t WHERE t.topic_id = $2 AND {}",
+            visible("t")
+        );
+        let row = self.tx.query_opt(&sql, &[&self.seq, &topic_id])?;
+        Ok(row.map(|row| TopicRecordFacts {
             title: row.get(0),
             board_id: row.get(1),
             views: row.get(2),
             page_count: row.get(3),
             observed_at: Millis(row.get(4)),
-        });
-    let posts = match kept(tx, topic_id, seq)? {
-        Some(posts) => posts,
-        None => aggregate(tx, topic_id, seq)?,
-    };
-    if !derive::topic_exists(record.as_ref(), posts.facts.post_count) {
-        return Ok(None);
+        }))
     }
-    let first_post = post_by_id(tx, posts.first_post_id, seq)?;
-    let latest_post = if posts.latest_post_id == posts.first_post_id {
-        first_post.clone()
-    } else {
-        post_by_id(tx, posts.latest_post_id, seq)?
-    };
-    let board_id = derive::topic_board_id(
-        record.as_ref().and_then(|r| r.board_id),
-        first_post.as_ref(),
-        || Step::Ok(posts.board_id),
-    )?;
-    let board = BoardRef {
-        board_id,
-        name: board_name(tx, seq, board_id)?,
-    };
-    Ok(Some(derive::topic_doc(derive::TopicFacts {
-        topic_id,
-        record,
-        posts: posts.facts,
-        board,
-        first_post,
-        latest_post,
-    })))
-}
 
-/// The topic's posts from its kept statistics, when they answer exactly at `seq`: no
-/// takedown in force may hide one of its posts, and the statistics cover `seq`.
-fn kept(tx: &mut Transaction<'_>, topic_id: i64, seq: i64) -> Step<Option<TopicPosts>> {
-    if may_hide_posts_of(tx, topic_id)? {
-        return Ok(None);
+    fn may_hide_posts_of(&mut self, topic_id: i64) -> Step<bool> {
+        may_hide_posts_of(self.tx, topic_id)
     }
-    Ok(match topic_stats::at(tx, topic_id, seq)? {
-        StatsAt::Kept(stats) => Some(stats.posts()?),
-        StatsAt::NoPosts => Some(TopicPosts::default()),
-        StatsAt::NotKept => None,
-    })
-}
 
-/// The topic's posts aggregated over those served at `seq`.
-fn aggregate(tx: &mut Transaction<'_>, topic_id: i64, seq: i64) -> Step<TopicPosts> {
-    let counted = Counted::Served;
-    let aggregates = aggregates(tx, topic_id, seq, counted)?;
-    Ok(TopicPosts {
-        facts: aggregates.facts(|| listed_senders(tx, topic_id, seq, counted))?,
-        first_post_id: opening_post_id(tx, topic_id, seq, counted)?,
-        latest_post_id: latest_post(tx, topic_id, seq, counted)?.map(|(id, _)| id),
-        board_id: board_of_posts(tx, topic_id, seq, counted)?,
-    })
-}
+    fn kept(&mut self, topic_id: i64) -> Step<Option<TopicPosts>> {
+        Ok(match topic_stats::at(self.tx, topic_id, self.seq)? {
+            StatsAt::Kept(stats) => Some(stats.posts()?),
+            StatsAt::NoPosts => Some(TopicPosts::default()),
+            StatsAt::NotKept => None,
+        })
+    }
 
-fn post_by_id(tx: &mut Transaction<'_>, post_id: Option<i64>, seq: i64) -> Step<Option<PostDoc>> {
-    match post_id {
-        Some(post_id) => read::post(tx, post_id, seq),
-        None => Ok(None),
+    fn aggregated(&mut self, topic_id: i64) -> Step<TopicPosts> {
+        let (tx, seq, counted) = (&mut *self.tx, self.seq, Counted::Served);
+        let aggregates: TopicAggregates = aggregates(tx, topic_id, seq, counted)?;
+        Ok(TopicPosts {
+            facts: aggregates.facts(|| listed_senders(tx, topic_id, seq, counted))?,
+            first_post_id: opening_post_id(tx, topic_id, seq, counted)?,
+            latest_post_id: latest_post(tx, topic_id, seq, counted)?.map(|(id, _)| id),
+            board_id: board_of_posts(tx, topic_id, seq, counted)?,
+        })
+    }
+
+    fn post(&mut self, post_id: i64) -> Step<Option<PostDoc>> {
+        read::post(self.tx, post_id, self.seq)
+    }
+
+    fn board_name(&mut self, board_id: Option<i64>) -> Step<String> {
+        board_name(self.tx, self.seq, board_id)
     }
 }

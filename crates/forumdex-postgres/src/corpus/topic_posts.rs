@@ -2,8 +2,9 @@
 //! (shared with the embedded store), run here with the sequence as `$1` and the topic as
 //! `$2`.
 
+pub(super) use forumdex_corpus::derive::TopicPosts;
 use forumdex_corpus::derive::{self, TopicAggregates, TopicSums};
-pub(super) use forumdex_sql::topic_posts::{Counted, TopicPosts};
+pub(super) use forumdex_sql::topic_posts::Counted;
 use forumdex_sql::topic_posts::{
     aggregates_sql, board_of_posts_sql, flagged_op_sql, latest_post_sql, listed_senders_sql,
     smallest_post_sql,
