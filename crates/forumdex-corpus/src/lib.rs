@@ -19,6 +19,7 @@ pub mod store;
 pub mod takedown;
 pub mod text;
 pub mod time;
+pub mod topic_stats;
 
 pub use error::StoreError;
 pub use id::{ForumId, MAX_ID, is_canonical, parse_canonical};

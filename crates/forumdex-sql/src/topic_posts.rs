@@ -27,6 +27,13 @@ impl Counted {
     }
 }
 
+/// The columns of `topic_stat_versions` that hold a row's statistics, in the order of
+/// `forumdex_corpus::topic_stats::TopicStats`' fields (the sums, `last_post_at`,
+/// `merit_observed_at`, then the rest).
+pub const TOPIC_STATS_COLUMNS: &str = "post_count, merit_total, merit_tx, merit_distinct_sum,
+    merit_unlisted, last_post_at, merit_observed_at, merit_listed_senders, first_post_id,
+    latest_post_id, board_id";
+
 /// An integer sum that is 0 over no rows (PostgreSQL's sum of `BIGINT`s is a `NUMERIC`).
 fn sum(dialect: Dialect, expr: &str) -> String {
     match dialect {

@@ -5,6 +5,7 @@
 //! [`Counted::Live`] posts), so both ways give the same facts.
 
 use forumdex_corpus::derive::{self, TopicAggregates, TopicRecordFacts, TopicSource};
+use forumdex_corpus::topic_stats::StatsAt;
 use forumdex_corpus::{Millis, PostDoc, StoreError, TakedownTarget, TopicDoc};
 use postgres::Transaction;
 
@@ -15,7 +16,7 @@ use super::takedowns::{may_hide_posts_of, taken_down};
 use super::topic_posts::{
     Counted, TopicPosts, aggregates, board_of_posts, latest_post, listed_senders, opening_post_id,
 };
-use super::topic_stats::{self, StatsAt};
+use super::topic_stats;
 use crate::pool::Failure;
 
 pub(super) fn topic(tx: &mut Transaction<'_>, topic_id: i64, seq: i64) -> Step<Option<TopicDoc>> {
@@ -57,7 +58,7 @@ impl TopicSource for Snapshot<'_, '_> {
 
     fn kept(&mut self, topic_id: i64) -> Step<Option<TopicPosts>> {
         Ok(match topic_stats::at(self.tx, topic_id, self.seq)? {
-            StatsAt::Kept(stats) => Some(stats.posts()?),
+            StatsAt::Kept(stats) => Some(stats.posts()),
             StatsAt::NoPosts => Some(TopicPosts::default()),
             StatsAt::NotKept => None,
         })

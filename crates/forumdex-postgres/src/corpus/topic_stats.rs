@@ -14,59 +14,16 @@
 use std::collections::{BTreeMap, HashMap};
 
 use forumdex_corpus::derive::{self, TopicAggregates, TopicSums};
-use postgres::{Row, Transaction};
-
+use forumdex_corpus::topic_stats::{StatsAt, TopicChange, TopicStats, sender_entries, stats_at};
 use forumdex_sql::topic_posts::{
-    board_of_posts_sql, flagged_op_sql, latest_post_sql, smallest_post_sql, unlisted_merit,
+    TOPIC_STATS_COLUMNS, board_of_posts_sql, flagged_op_sql, latest_post_sql, smallest_post_sql,
+    unlisted_merit,
 };
+use postgres::{Row, Transaction};
 
 use super::Step;
 use super::sql::DIALECT;
-use super::topic_posts::{self, Counted, TopicPosts};
-
-/// One row of `topic_stat_versions`: a topic's live posts at the sequences it is visible.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(super) struct TopicStats {
-    /// Sums, greatest `posted_at` and `observed_at`.
-    pub aggregates: TopicAggregates,
-    /// Distinct merit senders its posts list.
-    pub merit_listed_senders: i64,
-    /// Its opening post.
-    pub first_post_id: Option<i64>,
-    /// Its post with the greatest (posted_at, post_id).
-    pub latest_post_id: Option<i64>,
-    /// The board of its posts.
-    pub board_id: Option<i64>,
-}
-
-impl TopicStats {
-    /// What the row gives a topic document.
-    pub(super) fn posts(&self) -> Step<TopicPosts> {
-        Ok(TopicPosts {
-            facts: self
-                .aggregates
-                .facts(|| Step::Ok(self.merit_listed_senders))?,
-            first_post_id: self.first_post_id,
-            latest_post_id: self.latest_post_id,
-            board_id: self.board_id,
-        })
-    }
-}
-
-/// What the statistics say of a topic at a sequence.
-#[derive(Debug)]
-pub(super) enum StatsAt {
-    /// Its row.
-    Kept(TopicStats),
-    /// It had no live posts.
-    NoPosts,
-    /// The sequence is older than the statistics (aggregate instead).
-    NotKept,
-}
-
-const COLUMNS: &str = "post_count, merit_total, merit_tx, merit_distinct_sum, merit_unlisted,
-    last_post_at, merit_observed_at, merit_listed_senders, first_post_id, latest_post_id,
-    board_id";
+use super::topic_posts::{self, Counted};
 
 fn stats_from_row(row: &Row, at: usize) -> TopicStats {
     TopicStats {
@@ -93,38 +50,16 @@ fn stats_from_row(row: &Row, at: usize) -> TopicStats {
 pub(super) fn at(tx: &mut Transaction<'_>, topic_id: i64, seq: i64) -> Step<StatsAt> {
     let newest = tx.query_opt(
         &format!(
-            "SELECT valid_to, {COLUMNS} FROM topic_stat_versions
+            "SELECT valid_to, {TOPIC_STATS_COLUMNS} FROM topic_stat_versions
              WHERE topic_id = $1 AND valid_from <= $2 ORDER BY valid_from DESC LIMIT 1"
         ),
         &[&topic_id, &seq],
     )?;
-    if let Some(row) = newest
-        && row.get::<_, Option<i64>>(0).is_none_or(|to| to > seq)
-    {
-        return Ok(StatsAt::Kept(stats_from_row(&row, 1)));
-    }
-    let since: Option<i64> = tx
-        .query_one("SELECT MAX(seq) FROM topic_stats_since", &[])?
-        .get(0);
-    Ok(match since {
-        Some(since) if seq >= since => StatsAt::NoPosts,
-        _ => StatsAt::NotKept,
+    let newest = newest.map(|row| (row.get(0), stats_from_row(&row, 1)));
+    stats_at(newest, seq, || {
+        let since = tx.query_one("SELECT MAX(seq) FROM topic_stats_since", &[])?;
+        Ok(since.get(0))
     })
-}
-
-/// What a batch changed in one topic's live posts.
-#[derive(Debug, Default)]
-struct Change {
-    /// Sums over the live versions it opened.
-    added: TopicSums,
-    /// Sums over the live versions it closed.
-    removed: TopicSums,
-    /// Net change in the entries naming each merit sender.
-    senders: BTreeMap<i64, i64>,
-    /// Greatest `observed_at` among the live versions it opened.
-    added_observed_at: Option<i64>,
-    /// Greatest `observed_at` among the live versions it closed.
-    removed_observed_at: Option<i64>,
 }
 
 /// Brings the statistics of every topic whose post versions batch `seq` opened or closed up
@@ -147,7 +82,7 @@ pub(super) fn update(tx: &mut Transaction<'_>, seq: i64) -> Step<()> {
         let merit_observed_at = if sums.post_count == 0 {
             None
         } else {
-            match latest_observed(before.aggregates.merit_observed_at, change) {
+            match change.latest_observed(before.aggregates.merit_observed_at) {
                 Some(known) => known,
                 None => {
                     topic_posts::aggregates(tx, topic_id, seq, Counted::Live)?.merit_observed_at
@@ -189,8 +124,8 @@ pub(super) fn update(tx: &mut Transaction<'_>, seq: i64) -> Step<()> {
 
 /// The post versions batch `seq` opened (`valid_from = seq`) or closed (`valid_to = seq`),
 /// by topic: deletions too, since they move the derived opening post.
-fn changes(tx: &mut Transaction<'_>, seq: i64) -> Step<BTreeMap<i64, Change>> {
-    let mut changes: BTreeMap<i64, Change> = BTreeMap::new();
+fn changes(tx: &mut Transaction<'_>, seq: i64) -> Step<BTreeMap<i64, TopicChange>> {
+    let mut changes: BTreeMap<i64, TopicChange> = BTreeMap::new();
     let columns = format!(
         "p.topic_id, p.valid_from = $1, p.deleted, p.merit_total, p.merit_tx,
          p.merit_distinct, {}, p.observed_at",
@@ -217,13 +152,7 @@ fn changes(tx: &mut Transaction<'_>, seq: i64) -> Step<BTreeMap<i64, Change>> {
             merit_unlisted: row.get(6),
         };
         let observed_at: i64 = row.get(7);
-        if opened {
-            change.added = change.added + sums;
-            change.added_observed_at = change.added_observed_at.max(Some(observed_at));
-        } else {
-            change.removed = change.removed + sums;
-            change.removed_observed_at = change.removed_observed_at.max(Some(observed_at));
-        }
+        change.version(opened, sums, observed_at);
     }
     let senders = "SELECT p.topic_id, p.valid_from = $1, (s.value ->> 0)::BIGINT
          FROM post_versions p CROSS JOIN LATERAL jsonb_array_elements(p.merit_senders::JSONB) s";
@@ -238,7 +167,7 @@ fn changes(tx: &mut Transaction<'_>, seq: i64) -> Step<BTreeMap<i64, Change>> {
     for row in &rows {
         let (topic_id, opened, sender): (i64, bool, i64) = (row.get(0), row.get(1), row.get(2));
         let change = changes.entry(topic_id).or_default();
-        *change.senders.entry(sender).or_default() += if opened { 1 } else { -1 };
+        change.sender(opened, sender);
     }
     Ok(changes)
 }
@@ -247,7 +176,7 @@ fn changes(tx: &mut Transaction<'_>, seq: i64) -> Step<BTreeMap<i64, Change>> {
 fn current_rows(tx: &mut Transaction<'_>, topics: &[i64]) -> Step<HashMap<i64, (i64, TopicStats)>> {
     let rows = tx.query(
         &format!(
-            "SELECT topic_id, vid, {COLUMNS} FROM topic_stat_versions
+            "SELECT topic_id, vid, {TOPIC_STATS_COLUMNS} FROM topic_stat_versions
              WHERE topic_id = ANY($1) AND valid_to IS NULL"
         ),
         &[&topics],
@@ -333,28 +262,11 @@ fn walks(tx: &mut Transaction<'_>, seq: i64, topics: &[i64]) -> Step<HashMap<i64
         .collect())
 }
 
-/// The greatest `observed_at` of the topic's live posts after `change`, when it follows
-/// from the one before: `None` when the version holding it may have left and nothing as
-/// late arrived.
-fn latest_observed(before: Option<i64>, change: &Change) -> Option<Option<i64>> {
-    let still_held = match (change.removed_observed_at, before) {
-        (Some(removed), Some(held)) => removed < held,
-        _ => true,
-    };
-    if still_held {
-        return Some(before.max(change.added_observed_at));
-    }
-    match (change.added_observed_at, before) {
-        (Some(added), Some(held)) if added >= held => Some(Some(added)),
-        _ => None,
-    }
-}
-
 /// Applies the net changes in sender entries of every topic to `topic_merit_senders`;
 /// returns the change in each topic's distinct listed senders.
 fn count_senders(
     tx: &mut Transaction<'_>,
-    changes: &BTreeMap<i64, Change>,
+    changes: &BTreeMap<i64, TopicChange>,
 ) -> Step<HashMap<i64, i64>> {
     let changed: Vec<(i64, i64, i64)> = changes
         .iter()
@@ -385,17 +297,13 @@ fn count_senders(
     let (mut kept, mut gone) = (SenderRows::default(), SenderRows::default());
     for (topic_id, sender, change) in changed {
         let before = before.get(&(topic_id, sender)).copied().unwrap_or(0);
-        let after = before + change;
-        debug_assert!(
-            after >= 0,
-            "topic {topic_id} sender {sender}: {before} + {change}"
-        );
+        let (after, entered) = sender_entries(before, change);
         if after > 0 {
             kept.push(topic_id, sender, after);
         } else {
             gone.push(topic_id, sender, 0);
         }
-        *distinct.entry(topic_id).or_default() += i64::from(after > 0) - i64::from(before > 0);
+        *distinct.entry(topic_id).or_default() += entered;
     }
     tx.execute(
         "INSERT INTO topic_merit_senders (topic_id, sender_id, entries)
@@ -442,7 +350,7 @@ fn insert(tx: &mut Transaction<'_>, valid_from: i64, opened: &[(i64, TopicStats)
     let topics: Vec<i64> = opened.iter().map(|(topic_id, _)| *topic_id).collect();
     tx.execute(
         &format!(
-            "INSERT INTO topic_stat_versions (valid_from, topic_id, {COLUMNS})
+            "INSERT INTO topic_stat_versions (valid_from, topic_id, {TOPIC_STATS_COLUMNS})
              SELECT $1, * FROM unnest($2::BIGINT[], $3::BIGINT[], $4::BIGINT[], $5::BIGINT[],
                $6::BIGINT[], $7::BIGINT[], $8::BIGINT[], $9::BIGINT[], $10::BIGINT[],
                $11::BIGINT[], $12::BIGINT[], $13::BIGINT[])"

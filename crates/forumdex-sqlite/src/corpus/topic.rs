@@ -10,6 +10,7 @@ use forumdex_corpus::derive::{self, TopicAggregates, TopicRecordFacts, TopicSour
 use forumdex_corpus::model::{PostDoc, TopicDoc};
 use forumdex_corpus::takedown::TakedownTarget;
 use forumdex_corpus::time::Millis;
+use forumdex_corpus::topic_stats::StatsAt;
 
 use super::read::{self, BoardNames};
 use super::sql::visible;
@@ -17,7 +18,7 @@ use super::takedowns::{may_hide_posts_of, taken_down};
 use super::topic_posts::{
     Counted, TopicPosts, aggregates, board_of_posts, latest_post, listed_senders, opening_post_id,
 };
-use super::topic_stats::{self, StatsAt};
+use super::topic_stats;
 
 pub(super) fn topic(
     conn: &Connection,
@@ -65,7 +66,7 @@ impl TopicSource for Snapshot<'_> {
 
     fn kept(&mut self, topic_id: i64) -> rusqlite::Result<Option<TopicPosts>> {
         Ok(match topic_stats::at(self.conn, topic_id, self.seq)? {
-            StatsAt::Kept(stats) => Some(stats.posts()?),
+            StatsAt::Kept(stats) => Some(stats.posts()),
             StatsAt::NoPosts => Some(TopicPosts::default()),
             StatsAt::NotKept => None,
         })

@@ -36,57 +36,14 @@ use std::collections::BTreeMap;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use forumdex_corpus::derive::{TopicAggregates, TopicSums};
+use forumdex_corpus::topic_stats::{StatsAt, TopicChange, TopicStats, sender_entries, stats_at};
+use forumdex_sql::topic_posts::{TOPIC_STATS_COLUMNS, unlisted_merit};
 
 use super::read::latest_seq;
 use super::takedowns;
-use forumdex_sql::topic_posts::unlisted_merit;
 
 use super::sql::DIALECT;
-use super::topic_posts::{self, Counted, TopicPosts, board_of_posts, latest_post, opening_post_id};
-
-/// One row of `topic_stat_versions`: a topic's live posts at the sequences it is visible.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(super) struct TopicStats {
-    /// Sums, greatest `posted_at` and `observed_at`.
-    pub aggregates: TopicAggregates,
-    /// Distinct merit senders its posts list.
-    pub merit_listed_senders: i64,
-    /// Its opening post.
-    pub first_post_id: Option<i64>,
-    /// Its post with the greatest (posted_at, post_id).
-    pub latest_post_id: Option<i64>,
-    /// The board of its posts.
-    pub board_id: Option<i64>,
-}
-
-impl TopicStats {
-    /// What the row gives a topic document.
-    pub(super) fn posts(&self) -> rusqlite::Result<TopicPosts> {
-        Ok(TopicPosts {
-            facts: self
-                .aggregates
-                .facts(|| Ok::<_, rusqlite::Error>(self.merit_listed_senders))?,
-            first_post_id: self.first_post_id,
-            latest_post_id: self.latest_post_id,
-            board_id: self.board_id,
-        })
-    }
-}
-
-/// What the statistics say of a topic at a sequence.
-#[derive(Debug)]
-pub(super) enum StatsAt {
-    /// Its row.
-    Kept(TopicStats),
-    /// It had no live posts.
-    NoPosts,
-    /// The sequence is older than the statistics (aggregate instead).
-    NotKept,
-}
-
-const COLUMNS: &str = "post_count, merit_total, merit_tx, merit_distinct_sum, merit_unlisted,
-    last_post_at, merit_observed_at, merit_listed_senders, first_post_id, latest_post_id,
-    board_id";
+use super::topic_posts::{self, Counted, board_of_posts, latest_post, opening_post_id};
 
 fn stats_from_row(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<TopicStats> {
     Ok(TopicStats {
@@ -113,41 +70,18 @@ fn stats_from_row(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<TopicS
 pub(super) fn at(conn: &Connection, topic_id: i64, seq: i64) -> rusqlite::Result<StatsAt> {
     let newest = conn
         .prepare_cached(&format!(
-            "SELECT valid_to, {COLUMNS} FROM topic_stat_versions
+            "SELECT valid_to, {TOPIC_STATS_COLUMNS} FROM topic_stat_versions
              WHERE topic_id = ?1 AND valid_from <= ?2 ORDER BY valid_from DESC LIMIT 1"
         ))?
         .query_row(params![topic_id, seq], |row| {
             Ok((row.get::<_, Option<i64>>(0)?, stats_from_row(row, 1)?))
         })
         .optional()?;
-    if let Some((valid_to, stats)) = newest
-        && valid_to.is_none_or(|to| to > seq)
-    {
-        return Ok(StatsAt::Kept(stats));
-    }
-    let since: Option<i64> = conn
-        .prepare_cached("SELECT seq FROM topic_stats_since")?
-        .query_row([], |row| row.get(0))
-        .optional()?;
-    Ok(match since {
-        Some(since) if seq >= since => StatsAt::NoPosts,
-        _ => StatsAt::NotKept,
+    stats_at(newest, seq, || {
+        conn.prepare_cached("SELECT seq FROM topic_stats_since")?
+            .query_row([], |row| row.get(0))
+            .optional()
     })
-}
-
-/// What a batch changed in one topic's live posts.
-#[derive(Debug, Default)]
-struct Change {
-    /// Sums over the live versions it opened.
-    added: TopicSums,
-    /// Sums over the live versions it closed.
-    removed: TopicSums,
-    /// Net change in the entries naming each merit sender.
-    senders: BTreeMap<i64, i64>,
-    /// Greatest `observed_at` among the live versions it opened.
-    added_observed_at: Option<i64>,
-    /// Greatest `observed_at` among the live versions it closed.
-    removed_observed_at: Option<i64>,
 }
 
 /// Brings the statistics of every topic whose post versions batch `seq` opened or closed up
@@ -161,8 +95,8 @@ pub(super) fn update(tx: &Connection, seq: i64) -> rusqlite::Result<()> {
 
 /// The post versions batch `seq` opened (`valid_from = seq`) or closed (`valid_to = seq`),
 /// by topic: deletions too, since they move the derived opening post.
-fn changes(tx: &Connection, seq: i64) -> rusqlite::Result<BTreeMap<i64, Change>> {
-    let mut changes: BTreeMap<i64, Change> = BTreeMap::new();
+fn changes(tx: &Connection, seq: i64) -> rusqlite::Result<BTreeMap<i64, TopicChange>> {
+    let mut changes: BTreeMap<i64, TopicChange> = BTreeMap::new();
     let columns = format!(
         "p.topic_id, p.valid_from = ?1, p.deleted, p.merit_total, p.merit_tx,
          p.merit_distinct, {}, p.observed_at",
@@ -187,13 +121,7 @@ fn changes(tx: &Connection, seq: i64) -> rusqlite::Result<BTreeMap<i64, Change>>
             merit_unlisted: row.get(6)?,
         };
         let observed_at: i64 = row.get(7)?;
-        if opened {
-            change.added = change.added + sums;
-            change.added_observed_at = change.added_observed_at.max(Some(observed_at));
-        } else {
-            change.removed = change.removed + sums;
-            change.removed_observed_at = change.removed_observed_at.max(Some(observed_at));
-        }
+        change.version(opened, sums, observed_at);
     }
     let mut statement = tx.prepare_cached(
         "SELECT p.topic_id, p.valid_from = ?1, json_extract(s.value, '$[0]')
@@ -208,15 +136,20 @@ fn changes(tx: &Connection, seq: i64) -> rusqlite::Result<BTreeMap<i64, Change>>
     while let Some(row) = rows.next()? {
         let (topic_id, opened, sender): (i64, bool, i64) = (row.get(0)?, row.get(1)?, row.get(2)?);
         let change = changes.entry(topic_id).or_default();
-        *change.senders.entry(sender).or_default() += if opened { 1 } else { -1 };
+        change.sender(opened, sender);
     }
     Ok(changes)
 }
 
-fn update_topic(tx: &Connection, topic_id: i64, seq: i64, change: &Change) -> rusqlite::Result<()> {
+fn update_topic(
+    tx: &Connection,
+    topic_id: i64,
+    seq: i64,
+    change: &TopicChange,
+) -> rusqlite::Result<()> {
     let current = tx
         .prepare_cached(&format!(
-            "SELECT vid, {COLUMNS} FROM topic_stat_versions WHERE topic_id = ?1 AND valid_to IS NULL"
+            "SELECT vid, {TOPIC_STATS_COLUMNS} FROM topic_stat_versions WHERE topic_id = ?1 AND valid_to IS NULL"
         ))?
         .query_row([topic_id], |row| Ok((row.get::<_, i64>(0)?, stats_from_row(row, 1)?)))
         .optional()?;
@@ -230,7 +163,7 @@ fn update_topic(tx: &Connection, topic_id: i64, seq: i64, change: &Change) -> ru
     let after = if sums.post_count == 0 {
         TopicStats::default()
     } else {
-        let merit_observed_at = match latest_observed(before.aggregates.merit_observed_at, change) {
+        let merit_observed_at = match change.latest_observed(before.aggregates.merit_observed_at) {
             Some(known) => known,
             None => topic_posts::aggregates(tx, topic_id, seq, Counted::Live)?.merit_observed_at,
         };
@@ -280,23 +213,6 @@ fn with_posts(
     })
 }
 
-/// The greatest `observed_at` of the topic's live posts after `change`, when it follows
-/// from the one before: `None` when the version holding it may have left and nothing as
-/// late arrived.
-fn latest_observed(before: Option<i64>, change: &Change) -> Option<Option<i64>> {
-    let still_held = match (change.removed_observed_at, before) {
-        (Some(removed), Some(held)) => removed < held,
-        _ => true,
-    };
-    if still_held {
-        return Some(before.max(change.added_observed_at));
-    }
-    match (change.added_observed_at, before) {
-        (Some(added), Some(held)) if added >= held => Some(Some(added)),
-        _ => None,
-    }
-}
-
 /// Applies net changes in sender entries to `topic_merit_senders`; returns the change in
 /// the topic's distinct listed senders.
 fn count_senders(
@@ -316,11 +232,7 @@ fn count_senders(
             .query_row([topic_id, sender], |row| row.get(0))
             .optional()?
             .unwrap_or(0);
-        let after = before + change;
-        debug_assert!(
-            after >= 0,
-            "topic {topic_id} sender {sender}: {before} + {change}"
-        );
+        let (after, entered) = sender_entries(before, change);
         if after > 0 {
             tx.prepare_cached(
                 "INSERT OR REPLACE INTO topic_merit_senders (topic_id, sender_id, entries) VALUES (?1, ?2, ?3)",
@@ -332,7 +244,7 @@ fn count_senders(
             )?
             .execute([topic_id, sender])?;
         }
-        distinct += i64::from(after > 0) - i64::from(before > 0);
+        distinct += entered;
     }
     Ok(distinct)
 }
@@ -349,7 +261,7 @@ fn insert(
         merit_observed_at,
     } = stats.aggregates;
     tx.prepare_cached(&format!(
-        "INSERT INTO topic_stat_versions (valid_from, topic_id, {COLUMNS})
+        "INSERT INTO topic_stat_versions (valid_from, topic_id, {TOPIC_STATS_COLUMNS})
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
     ))?
     .execute(params![
