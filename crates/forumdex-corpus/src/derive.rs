@@ -356,6 +356,46 @@ pub fn profile_exists(record: Option<&Option<String>>, post_count: i64) -> bool 
     record.is_some() || post_count > 0
 }
 
+/// What a backend answers, at the snapshot of one read, to build a profile document
+/// ([`profile_document`]).
+pub trait ProfileSource {
+    /// The backend's error.
+    type Error;
+
+    /// Whether the profile is under a takedown in force.
+    fn profile_taken_down(&mut self, profile_id: i64) -> Result<bool, Self::Error>;
+    /// Its record, when it has one: the recorded username (which may be absent).
+    fn record(&mut self, profile_id: i64) -> Result<Option<Option<String>>, Self::Error>;
+    /// Activity over its served posts.
+    fn activity(&mut self, profile_id: i64) -> Result<ProfileActivity, Self::Error>;
+    /// Its `limit` latest served posts by (posted_at, post_id), newest first.
+    fn recent_posts(&mut self, profile_id: i64, limit: usize) -> Result<Vec<PostDoc>, Self::Error>;
+}
+
+/// The profile document at the source's snapshot, for every backend: none for a profile
+/// under a takedown or one that does not exist ([`profile_exists`]); else the rules of
+/// [`profile_doc`] over its record, activity and [`RECENT_POSTS`] latest posts.
+pub fn profile_document<S: ProfileSource>(
+    source: &mut S,
+    profile_id: i64,
+) -> Result<Option<ProfileDoc>, S::Error> {
+    if source.profile_taken_down(profile_id)? {
+        return Ok(None);
+    }
+    let record = source.record(profile_id)?;
+    let activity = source.activity(profile_id)?;
+    if !profile_exists(record.as_ref(), activity.post_count) {
+        return Ok(None);
+    }
+    let recent_posts = source.recent_posts(profile_id, RECENT_POSTS)?;
+    Ok(Some(profile_doc(ProfileFacts {
+        profile_id,
+        record,
+        activity,
+        recent_posts,
+    })))
+}
+
 /// The profile document: the recorded username, else the author name on its latest post.
 pub fn profile_doc(facts: ProfileFacts) -> ProfileDoc {
     let ProfileFacts {

@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use crate::model::Scope;
 use crate::time::Millis;
 
 /// What a takedown removes.
@@ -134,4 +135,14 @@ pub fn check_reason(reason: &str, required: bool) -> Result<&str, TakedownError>
         return Err(TakedownError::BadReason);
     }
     Ok(reason)
+}
+
+impl From<Scope> for TakedownTarget {
+    /// What a takedown of the listing's topic or profile targets.
+    fn from(scope: Scope) -> Self {
+        match scope {
+            Scope::Topic(id) => Self::Topic(id),
+            Scope::Profile(id) => Self::Profile(id),
+        }
+    }
 }

@@ -17,6 +17,8 @@
 //!     topic, whatever is served).
 #![forbid(unsafe_code)]
 
+use forumdex_corpus::Scope;
+
 pub mod accounts;
 pub mod exec;
 pub mod topic_posts;
@@ -114,6 +116,55 @@ pub fn derived_is_op(dialect: Dialect, p: &str) -> String {
                                           WHERE q.topic_id = {p}.topic_id AND {vq}
                                           ORDER BY q.post_id LIMIT 1))",
         vq = visible(dialect, "q"),
+    )
+}
+
+/// The columns a post read takes, for a `post_versions` alias `p`, in the order of
+/// `PostDoc`'s fields with `sort_at` last. The effective board falls back to the topic's; a
+/// missing `is_op` is derived ([`derived_is_op`]).
+pub fn post_columns(dialect: Dialect) -> String {
+    format!(
+        "p.post_id, p.topic_id, p.post_number, p.title, p.author_id, p.author_name,
+         COALESCE(p.board_id, (SELECT t.board_id FROM topic_versions t
+                               WHERE t.topic_id = p.topic_id AND {vt})) AS board_id,
+         p.language, p.posted_at, p.content_html, p.indexed_at, p.observed_at,
+         p.merit_total, p.merit_distinct, p.merit_tx, {is_op} AS is_op, p.sort_at",
+        vt = visible(dialect, "t"),
+        is_op = derived_is_op(dialect, "p"),
+    )
+}
+
+/// A profile's recorded username (one row when it has a record), the profile named by the
+/// parameter `profile`.
+pub fn profile_record_sql(dialect: Dialect, profile: &str) -> String {
+    format!(
+        "SELECT r.username FROM profile_versions r WHERE r.profile_id = {profile} AND {}",
+        visible(dialect, "r")
+    )
+}
+
+/// A profile's activity over its served posts: their count, distinct topics, first and
+/// last `posted_at`; the profile named by the parameter `profile`.
+pub fn profile_activity_sql(dialect: Dialect, profile: &str) -> String {
+    format!(
+        "SELECT COUNT(*), COUNT(DISTINCT p.topic_id), MIN(p.posted_at), MAX(p.posted_at)
+         FROM post_versions p WHERE p.author_id = {profile} AND {}",
+        served(dialect, "p")
+    )
+}
+
+/// Whether the listing's topic or profile, named by the parameter `id`, has a visible
+/// record or a served post.
+pub fn scope_exists_sql(dialect: Dialect, scope: Scope, id: &str) -> String {
+    let (records, posts) = match scope {
+        Scope::Topic(_) => ("topic_versions r WHERE r.topic_id", "p.topic_id"),
+        Scope::Profile(_) => ("profile_versions r WHERE r.profile_id", "p.author_id"),
+    };
+    format!(
+        "SELECT EXISTS (SELECT 1 FROM {records} = {id} AND {vr})
+             OR EXISTS (SELECT 1 FROM post_versions p WHERE {posts} = {id} AND {vp})",
+        vr = visible(dialect, "r"),
+        vp = served(dialect, "p"),
     )
 }
 

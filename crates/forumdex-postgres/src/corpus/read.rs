@@ -4,21 +4,24 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use forumdex_corpus::derive;
+use forumdex_corpus::derive::{self, ProfileSource};
 use forumdex_corpus::record::MeritCounts;
 use forumdex_corpus::{
     BoardRef, CachedImage, ChangePosition, CorpusCounts, ImageObject, ListPage, ListRequest, Merit,
-    Millis, Order, PendingImage, Position, PostChange, PostDoc, ProfileActivity, ProfileDoc,
-    RECENT_POSTS, Scope, TakedownTarget, UNDATED,
+    Millis, Order, PendingImage, Position, PostChange, PostDoc, ProfileActivity, ProfileDoc, Scope,
+    StoreError, TakedownTarget, UNDATED,
 };
 use postgres::types::ToSql;
 use postgres::{Row, Transaction};
 
-use forumdex_sql::count_statements;
+use forumdex_sql::{
+    count_statements, post_columns, profile_activity_sql, profile_record_sql, scope_exists_sql,
+};
 
-use super::sql::{DIALECT, derived_is_op, served, visible};
+use super::sql::{DIALECT, served, visible};
 use super::takedowns::taken_down;
 use super::{Step, corrupt, to_i64};
+use crate::pool::Failure;
 
 /// A bound parameter.
 pub(super) type Param<'a> = &'a (dyn ToSql + Sync);
@@ -32,20 +35,6 @@ pub(super) fn latest_seq(tx: &mut Transaction<'_>) -> Step<i64> {
 pub(super) fn sequence_created_at(tx: &mut Transaction<'_>, seq: i64) -> Step<Option<Millis>> {
     let row = tx.query_opt("SELECT created_at FROM sequences WHERE seq = $1", &[&seq])?;
     Ok(row.map(|row| Millis(row.get(0))))
-}
-
-/// The columns [`post_from_row`] reads, for a `post_versions` alias `p`. The effective board
-/// falls back to the topic's; a missing `is_op` is derived ([`derived_is_op`]).
-fn post_columns() -> String {
-    format!(
-        "p.post_id, p.topic_id, p.post_number, p.title, p.author_id, p.author_name,
-         COALESCE(p.board_id, (SELECT t.board_id FROM topic_versions t
-                               WHERE t.topic_id = p.topic_id AND {vt})) AS board_id,
-         p.language, p.posted_at, p.content_html, p.indexed_at, p.observed_at,
-         p.merit_total, p.merit_distinct, p.merit_tx, {is_op} AS is_op, p.sort_at",
-        vt = visible("t"),
-        is_op = derived_is_op("p"),
-    )
 }
 
 /// A post row before its board name is filled in ([`fill_boards`]).
@@ -136,7 +125,7 @@ fn posts_where(
 ) -> Step<Vec<PostDoc>> {
     let sql = format!(
         "SELECT {} FROM post_versions p WHERE {} AND {where_order}",
-        post_columns(),
+        post_columns(DIALECT),
         served("p")
     );
     let mut all: Vec<Param<'_>> = vec![&seq];
@@ -167,78 +156,56 @@ pub(super) fn profile(
     profile_id: i64,
     seq: i64,
 ) -> Step<Option<ProfileDoc>> {
-    if taken_down(tx, TakedownTarget::Profile(profile_id))? {
-        return Ok(None);
+    derive::profile_document(&mut Snapshot { tx, seq }, profile_id)
+}
+
+/// A read's transaction at its sequence.
+struct Snapshot<'a, 't> {
+    tx: &'a mut Transaction<'t>,
+    seq: i64,
+}
+
+impl ProfileSource for Snapshot<'_, '_> {
+    type Error = Failure<StoreError>;
+
+    fn profile_taken_down(&mut self, profile_id: i64) -> Step<bool> {
+        taken_down(self.tx, TakedownTarget::Profile(profile_id))
     }
-    let params: [Param<'_>; 2] = [&seq, &profile_id];
-    let record: Option<Option<String>> = tx
-        .query_opt(
-            &format!(
-                "SELECT r.username FROM profile_versions r WHERE r.profile_id = $2 AND {}",
-                visible("r")
-            ),
-            &params,
-        )?
-        .map(|row| row.get(0));
-    let row = tx.query_one(
-        &format!(
-            "SELECT COUNT(*), COUNT(DISTINCT p.topic_id), MIN(p.posted_at), MAX(p.posted_at)
-             FROM post_versions p WHERE p.author_id = $2 AND {}",
-            served("p")
-        ),
-        &params,
-    )?;
-    let activity = ProfileActivity {
-        post_count: row.get(0),
-        topic_count: row.get(1),
-        first_post_at: row.get::<_, Option<i64>>(2).map(Millis),
-        last_post_at: row.get::<_, Option<i64>>(3).map(Millis),
-    };
-    if !derive::profile_exists(record.as_ref(), activity.post_count) {
-        return Ok(None);
+
+    fn record(&mut self, profile_id: i64) -> Step<Option<Option<String>>> {
+        let sql = profile_record_sql(DIALECT, "$2");
+        let row = self.tx.query_opt(&sql, &[&self.seq, &profile_id])?;
+        Ok(row.map(|row| row.get(0)))
     }
-    let limit = to_i64(RECENT_POSTS);
-    let recent_posts = posts_where(
-        tx,
-        seq,
-        "p.author_id = $2 ORDER BY p.sort_at DESC, p.post_id DESC LIMIT $3",
-        &[&profile_id, &limit],
-    )?;
-    Ok(Some(derive::profile_doc(derive::ProfileFacts {
-        profile_id,
-        record,
-        activity,
-        recent_posts,
-    })))
+
+    fn activity(&mut self, profile_id: i64) -> Step<ProfileActivity> {
+        let sql = profile_activity_sql(DIALECT, "$2");
+        let row = self.tx.query_one(&sql, &[&self.seq, &profile_id])?;
+        Ok(ProfileActivity {
+            post_count: row.get(0),
+            topic_count: row.get(1),
+            first_post_at: row.get::<_, Option<i64>>(2).map(Millis),
+            last_post_at: row.get::<_, Option<i64>>(3).map(Millis),
+        })
+    }
+
+    fn recent_posts(&mut self, profile_id: i64, limit: usize) -> Step<Vec<PostDoc>> {
+        let limit = to_i64(limit);
+        posts_where(
+            self.tx,
+            self.seq,
+            "p.author_id = $2 ORDER BY p.sort_at DESC, p.post_id DESC LIMIT $3",
+            &[&profile_id, &limit],
+        )
+    }
 }
 
 pub(super) fn scope_exists(tx: &mut Transaction<'_>, scope: Scope, seq: i64) -> Step<bool> {
-    let (id, records, posts, target) = match scope {
-        Scope::Topic(id) => (
-            id,
-            "topic_versions r WHERE r.topic_id",
-            "p.topic_id",
-            TakedownTarget::Topic(id),
-        ),
-        Scope::Profile(id) => (
-            id,
-            "profile_versions r WHERE r.profile_id",
-            "p.author_id",
-            TakedownTarget::Profile(id),
-        ),
-    };
-    if taken_down(tx, target)? {
+    if taken_down(tx, scope.into())? {
         return Ok(false);
     }
-    let row = tx.query_one(
-        &format!(
-            "SELECT EXISTS (SELECT 1 FROM {records} = $2 AND {vr})
-                 OR EXISTS (SELECT 1 FROM post_versions p WHERE {posts} = $2 AND {vp})",
-            vr = visible("r"),
-            vp = served("p"),
-        ),
-        &[&seq, &id],
-    )?;
+    let id = TakedownTarget::from(scope).id();
+    let row = tx.query_one(&scope_exists_sql(DIALECT, scope, "$2"), &[&seq, &id])?;
     Ok(row.get(0))
 }
 
@@ -394,7 +361,7 @@ fn list_sql(request: &ListRequest) -> String {
            AND ($7::BIGINT IS NULL OR p.author_id = $7)
            AND ($8::BIGINT IS NULL OR p.topic_id = $8)
          ORDER BY p.sort_at {dir}, p.post_id {dir}",
-        cols = post_columns(),
+        cols = post_columns(DIALECT),
         vp = served("p"),
     )
 }
@@ -435,7 +402,7 @@ pub(super) fn posts_changed(
          WHERE p.valid_from > $2 AND p.valid_from <= $1 AND {vp}
            AND (p.valid_from, p.post_id) > ($3, $4)
          ORDER BY p.valid_from, p.post_id LIMIT $5",
-        cols = post_columns(),
+        cols = post_columns(DIALECT),
         vp = visible("p"),
     );
     let rows = tx.query(

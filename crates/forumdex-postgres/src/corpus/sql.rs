@@ -14,9 +14,3 @@ pub(super) fn visible(t: &str) -> String {
 pub(super) fn served(p: &str) -> String {
     forumdex_sql::served(DIALECT, p)
 }
-
-/// The `is_op` of the post version of alias `p`: its record's, else the smallest post ID of
-/// its topic.
-pub(super) fn derived_is_op(p: &str) -> String {
-    forumdex_sql::derived_is_op(DIALECT, p)
-}

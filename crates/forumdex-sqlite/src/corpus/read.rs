@@ -5,15 +5,17 @@ use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 
-use forumdex_corpus::derive;
+use forumdex_corpus::derive::{self, ProfileSource};
 use forumdex_corpus::model::*;
 use forumdex_corpus::record::MeritCounts;
 use forumdex_corpus::takedown::TakedownTarget;
 use forumdex_corpus::time::Millis;
 
-use forumdex_sql::count_statements;
+use forumdex_sql::{
+    count_statements, post_columns, profile_activity_sql, profile_record_sql, scope_exists_sql,
+};
 
-use super::sql::{DIALECT, derived_is_op, served, visible};
+use super::sql::{DIALECT, served, visible};
 use super::takedowns::taken_down;
 
 pub(super) fn latest_seq(conn: &Connection) -> rusqlite::Result<i64> {
@@ -29,20 +31,6 @@ pub(super) fn sequence_created_at(conn: &Connection, seq: i64) -> rusqlite::Resu
         |row| row.get(0).map(Millis),
     )
     .optional()
-}
-
-/// The columns [`post_from_row`] reads, for a `post_versions` alias `p`. The effective board
-/// falls back to the topic's; a missing `is_op` is derived ([`derived_is_op`]).
-fn post_columns() -> String {
-    format!(
-        "p.post_id, p.topic_id, p.post_number, p.title, p.author_id, p.author_name,
-         COALESCE(p.board_id, (SELECT t.board_id FROM topic_versions t
-                               WHERE t.topic_id = p.topic_id AND {vt})) AS board_id,
-         p.language, p.posted_at, p.content_html, p.indexed_at, p.observed_at,
-         p.merit_total, p.merit_distinct, p.merit_tx, {is_op} AS is_op, p.sort_at",
-        vt = visible("t"),
-        is_op = derived_is_op("p"),
-    )
 }
 
 /// A post row before its board name is filled in.
@@ -128,7 +116,7 @@ pub(super) fn posts_where(
 ) -> rusqlite::Result<Vec<PostDoc>> {
     let sql = format!(
         "SELECT {} FROM post_versions p WHERE {} AND {where_order}",
-        post_columns(),
+        post_columns(DIALECT),
         served("p")
     );
     let mut all: Vec<(&str, &dyn rusqlite::ToSql)> = vec![(":seq", &seq)];
@@ -175,74 +163,62 @@ pub(super) fn profile(
     profile_id: i64,
     seq: i64,
 ) -> rusqlite::Result<Option<ProfileDoc>> {
-    if taken_down(conn, TakedownTarget::Profile(profile_id))? {
-        return Ok(None);
+    derive::profile_document(&mut Snapshot { conn, seq }, profile_id)
+}
+
+/// A read's connection at its sequence.
+struct Snapshot<'c> {
+    conn: &'c Connection,
+    seq: i64,
+}
+
+impl ProfileSource for Snapshot<'_> {
+    type Error = rusqlite::Error;
+
+    fn profile_taken_down(&mut self, profile_id: i64) -> rusqlite::Result<bool> {
+        taken_down(self.conn, TakedownTarget::Profile(profile_id))
     }
-    let params = named_params! {":id": profile_id, ":seq": seq};
-    let record: Option<Option<String>> = conn
-        .prepare_cached(&format!(
-            "SELECT r.username FROM profile_versions r WHERE r.profile_id = :id AND {}",
-            visible("r")
-        ))?
-        .query_row(params, |row| row.get(0))
-        .optional()?;
-    let activity = conn
-        .prepare_cached(&format!(
-            "SELECT COUNT(*), COUNT(DISTINCT p.topic_id), MIN(p.posted_at), MAX(p.posted_at)
-             FROM post_versions p WHERE p.author_id = :id AND {}",
-            served("p")
-        ))?
-        .query_row(params, |row| {
-            Ok(ProfileActivity {
-                post_count: row.get(0)?,
-                topic_count: row.get(1)?,
-                first_post_at: row.get::<_, Option<i64>>(2)?.map(Millis),
-                last_post_at: row.get::<_, Option<i64>>(3)?.map(Millis),
+
+    fn record(&mut self, profile_id: i64) -> rusqlite::Result<Option<Option<String>>> {
+        self.conn
+            .prepare_cached(&profile_record_sql(DIALECT, ":id"))?
+            .query_row(named_params! {":id": profile_id, ":seq": self.seq}, |row| {
+                row.get(0)
             })
-        })?;
-    if !derive::profile_exists(record.as_ref(), activity.post_count) {
-        return Ok(None);
+            .optional()
     }
-    let limit = RECENT_POSTS as i64;
-    let recent_posts = posts_where(
-        conn,
-        seq,
-        "p.author_id = :id ORDER BY p.sort_at DESC, p.post_id DESC LIMIT :limit",
-        &[(":id", &profile_id), (":limit", &limit)],
-    )?;
-    Ok(Some(derive::profile_doc(derive::ProfileFacts {
-        profile_id,
-        record,
-        activity,
-        recent_posts,
-    })))
+
+    fn activity(&mut self, profile_id: i64) -> rusqlite::Result<ProfileActivity> {
+        self.conn
+            .prepare_cached(&profile_activity_sql(DIALECT, ":id"))?
+            .query_row(named_params! {":id": profile_id, ":seq": self.seq}, |row| {
+                Ok(ProfileActivity {
+                    post_count: row.get(0)?,
+                    topic_count: row.get(1)?,
+                    first_post_at: row.get::<_, Option<i64>>(2)?.map(Millis),
+                    last_post_at: row.get::<_, Option<i64>>(3)?.map(Millis),
+                })
+            })
+    }
+
+    fn recent_posts(&mut self, profile_id: i64, limit: usize) -> rusqlite::Result<Vec<PostDoc>> {
+        let limit = limit as i64;
+        posts_where(
+            self.conn,
+            self.seq,
+            "p.author_id = :id ORDER BY p.sort_at DESC, p.post_id DESC LIMIT :limit",
+            &[(":id", &profile_id), (":limit", &limit)],
+        )
+    }
 }
 
 pub(super) fn scope_exists(conn: &Connection, scope: Scope, seq: i64) -> rusqlite::Result<bool> {
-    let (id, records, posts, target) = match scope {
-        Scope::Topic(id) => (
-            id,
-            "topic_versions r WHERE r.topic_id",
-            "p.topic_id",
-            TakedownTarget::Topic(id),
-        ),
-        Scope::Profile(id) => (
-            id,
-            "profile_versions r WHERE r.profile_id",
-            "p.author_id",
-            TakedownTarget::Profile(id),
-        ),
-    };
-    if taken_down(conn, target)? {
+    if taken_down(conn, scope.into())? {
         return Ok(false);
     }
-    conn.prepare_cached(&format!(
-        "SELECT EXISTS (SELECT 1 FROM {records} = :id AND {vr})
-             OR EXISTS (SELECT 1 FROM post_versions p WHERE {posts} = :id AND {vp})",
-        vr = visible("r"),
-        vp = served("p"),
-    ))?
-    .query_row(named_params! {":id": id, ":seq": seq}, |row| row.get(0))
+    let id = TakedownTarget::from(scope).id();
+    conn.prepare_cached(&scope_exists_sql(DIALECT, scope, ":id"))?
+        .query_row(named_params! {":id": id, ":seq": seq}, |row| row.get(0))
 }
 
 /// One keyset page: walks the scope's index from the position, keeps visible rows that pass
@@ -321,7 +297,7 @@ fn list_sql(request: &ListRequest) -> String {
            AND (:author IS NULL OR p.author_id = :author)
            AND (:topic IS NULL OR p.topic_id = :topic)
          ORDER BY p.sort_at {dir}, p.post_id {dir}",
-        cols = post_columns(),
+        cols = post_columns(DIALECT),
         vp = served("p"),
     )
 }
@@ -363,7 +339,7 @@ pub(super) fn posts_changed(
          WHERE p.valid_from > :since AND p.valid_from <= :seq AND {vp}
            AND (p.valid_from, p.post_id) > (:after_seq, :after_post)
          ORDER BY p.valid_from, p.post_id LIMIT :limit",
-        cols = post_columns(),
+        cols = post_columns(DIALECT),
         vp = visible("p"),
     );
     let mut statement = conn.prepare_cached(&sql)?;
