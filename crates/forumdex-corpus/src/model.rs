@@ -225,6 +225,83 @@ impl ListRequest {
     }
 }
 
+/// A listing page being walked, row by row of the scope's index from its window's start,
+/// for every backend: keeps the served posts that pass the board filter until it holds
+/// `limit` and finds one more (then the next page starts after its last post), or until it
+/// has examined `scan_budget` rows (then a short, even empty, page resumes after the last
+/// place examined, never between two versions of one post).
+#[derive(Debug)]
+pub struct ListWalk<'r> {
+    request: &'r ListRequest,
+    posts: Vec<PostDoc>,
+    scanned: usize,
+    last_position: Option<Position>,
+}
+
+impl<'r> ListWalk<'r> {
+    /// A walk for `request`, nothing examined yet.
+    pub fn new(request: &'r ListRequest) -> Self {
+        Self {
+            request,
+            posts: Vec::with_capacity(request.limit),
+            scanned: 0,
+            last_position: None,
+        }
+    }
+
+    /// Examines the next row, a post version at `position`, `served` or not; `post` reads
+    /// it (asked only for a served one). `Some(next)` when the page is complete, with where
+    /// the next one starts.
+    pub fn examine<E>(
+        &mut self,
+        position: Position,
+        served: bool,
+        post: impl FnOnce() -> Result<PostDoc, E>,
+    ) -> Result<Option<Option<Position>>, E> {
+        if self.scanned >= self.request.scan_budget && self.last_position != Some(position) {
+            return Ok(Some(self.last_position));
+        }
+        self.scanned += 1;
+        if served {
+            let post = post()?;
+            let board_ok = self
+                .request
+                .filters
+                .board_id
+                .is_none_or(|board| post.board.board_id == Some(board));
+            if board_ok {
+                if let Some(last) = self.posts.last()
+                    && self.posts.len() == self.request.limit
+                {
+                    return Ok(Some(Some(Position::of(last))));
+                }
+                self.posts.push(post);
+            }
+        }
+        self.last_position = Some(position);
+        Ok(None)
+    }
+
+    /// The page: the posts kept, and where the next page starts (`None`: the listing is
+    /// complete).
+    pub fn page(self, next: Option<Position>) -> ListPage {
+        ListPage {
+            posts: self.posts,
+            next,
+        }
+    }
+}
+
+impl Position {
+    /// The place of a post in a listing.
+    pub fn of(post: &PostDoc) -> Self {
+        Self {
+            sort_at: post.posted_at.map_or(UNDATED, |at| at.0),
+            post_id: post.post_id,
+        }
+    }
+}
+
 /// Where a listing page walks ([`ListRequest::window`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ListWindow {

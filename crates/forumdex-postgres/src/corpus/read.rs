@@ -7,9 +7,9 @@ use std::collections::{BTreeSet, HashMap};
 use forumdex_corpus::derive::{self, ProfileSource};
 use forumdex_corpus::record::MeritCounts;
 use forumdex_corpus::{
-    BoardRef, CachedImage, ChangePosition, CorpusCounts, ImageObject, ListPage, ListRequest, Merit,
-    Millis, Order, PendingImage, Position, PostChange, PostDoc, ProfileActivity, ProfileDoc, Scope,
-    StoreError, TakedownTarget, UNDATED,
+    BoardRef, CachedImage, ChangePosition, CorpusCounts, ImageObject, ListPage, ListRequest,
+    ListWalk, Merit, Millis, Order, PendingImage, Position, PostChange, PostDoc, ProfileActivity,
+    ProfileDoc, Scope, StoreError, TakedownTarget,
 };
 use postgres::types::ToSql;
 use postgres::{Row, Transaction};
@@ -271,77 +271,27 @@ pub(super) fn list_posts(
         "FETCH {} FROM {LIST_CURSOR}",
         request.limit.saturating_add(1)
     ))?;
-    let mut walk = Walk::new(request);
-    let mut page = None;
-    while page.is_none() {
+    let mut walk = ListWalk::new(request);
+    let mut next = None;
+    while next.is_none() {
         let rows = tx.query(&fetch, &[])?;
         if rows.is_empty() {
-            page = Some(None);
+            next = Some(None);
         }
         for row in &rows {
-            page = walk.examine(row)?;
-            if page.is_some() {
+            let position = Position {
+                sort_at: row.get(16),
+                post_id: row.get(0),
+            };
+            next = walk.examine(position, row.get(17), || post_from_row(row))?;
+            if next.is_some() {
                 break;
             }
         }
     }
-    let mut posts = walk.posts;
-    fill_boards(tx, seq, posts.iter_mut().collect())?;
-    Ok(ListPage {
-        posts,
-        next: page.flatten(),
-    })
-}
-
-/// A page being walked: what [`list_posts`] has kept and examined so far.
-struct Walk<'r> {
-    request: &'r ListRequest,
-    posts: Vec<PostDoc>,
-    scanned: usize,
-    last_position: Option<Position>,
-}
-
-impl<'r> Walk<'r> {
-    fn new(request: &'r ListRequest) -> Self {
-        Self {
-            request,
-            posts: Vec::with_capacity(request.limit),
-            scanned: 0,
-            last_position: None,
-        }
-    }
-
-    /// Examines the next row; `Some(next)` when the page is complete and where the next one
-    /// starts.
-    fn examine(&mut self, row: &Row) -> Step<Option<Option<Position>>> {
-        let position = Position {
-            sort_at: row.get(16),
-            post_id: row.get(0),
-        };
-        // Out of budget: a short (even empty) page resuming after the last place examined,
-        // never between two versions of the same post.
-        if self.scanned >= self.request.scan_budget && self.last_position != Some(position) {
-            return Ok(Some(self.last_position));
-        }
-        self.scanned += 1;
-        if row.get::<_, bool>(17) {
-            let post = post_from_row(row)?;
-            let board_ok = self
-                .request
-                .filters
-                .board_id
-                .is_none_or(|board| post.board.board_id == Some(board));
-            if board_ok {
-                if self.posts.len() == self.request.limit {
-                    let last = self.posts.last().expect("limit is at least 1");
-                    return Ok(Some(Some(position_of(last))));
-                }
-                self.posts.push(post);
-            }
-        }
-        self.last_position = Some(position);
-        Ok(None)
-    }
+    let mut page = walk.page(next.flatten());
+    fill_boards(tx, seq, page.posts.iter_mut().collect())?;
+    Ok(page)
 }
 
 /// The SQL of one listing page (parameters as [`ListParams::bound`] binds them).
@@ -381,13 +331,6 @@ pub(super) fn explain_list(
         &params.bound(),
     )?;
     Ok(rows.iter().map(|row| row.get(0)).collect())
-}
-
-fn position_of(post: &PostDoc) -> Position {
-    Position {
-        sort_at: post.posted_at.map_or(UNDATED, |at| at.0),
-        post_id: post.post_id,
-    }
 }
 
 pub(super) fn posts_changed(

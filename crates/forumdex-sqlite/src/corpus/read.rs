@@ -242,42 +242,18 @@ pub(super) fn list_posts(
         ":seq": seq,
     })?;
     let mut boards = BoardNames::new(conn, seq);
-    let mut posts = Vec::with_capacity(request.limit);
-    let mut scanned = 0;
-    let mut last_position: Option<Position> = None;
+    let mut walk = ListWalk::new(request);
     while let Some(row) = rows.next()? {
         let position = Position {
             sort_at: row.get(16)?,
             post_id: row.get(0)?,
         };
-        // Out of budget: a short (even empty) page resuming after the last place examined,
-        // never between two versions of the same post.
-        if scanned >= request.scan_budget && last_position != Some(position) {
-            return Ok(ListPage {
-                posts,
-                next: last_position,
-            });
+        let served: bool = row.get(17)?;
+        if let Some(next) = walk.examine(position, served, || boards.fill(post_from_row(row)?))? {
+            return Ok(walk.page(next));
         }
-        scanned += 1;
-        let shown: bool = row.get(17)?;
-        if shown {
-            let post = post_from_row(row)?;
-            let board_ok = request
-                .filters
-                .board_id
-                .is_none_or(|board| post.board.board_id == Some(board));
-            if board_ok {
-                if posts.len() == request.limit {
-                    let last: &PostDoc = posts.last().expect("limit is at least 1");
-                    let next = Some(position_of(last));
-                    return Ok(ListPage { posts, next });
-                }
-                posts.push(boards.fill(post)?);
-            }
-        }
-        last_position = Some(position);
     }
-    Ok(ListPage { posts, next: None })
+    Ok(walk.page(None))
 }
 
 /// The SQL of one listing page (named parameters as bound by [`list_posts`]).
@@ -318,13 +294,6 @@ pub(super) fn explain_list(
         |row| row.get::<_, String>(3),
     )?;
     rows.collect()
-}
-
-fn position_of(post: &PostDoc) -> Position {
-    Position {
-        sort_at: post.posted_at.map_or(UNDATED, |at| at.0),
-        post_id: post.post_id,
-    }
 }
 
 pub(super) fn posts_changed(
