@@ -67,7 +67,40 @@ pub struct Takedown {
     pub lifted: Option<Lifted>,
 }
 
+/// A takedown as stored, column by column (`lifted_reason` empty when lifted without one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredTakedown {
+    /// `takedown_id`.
+    pub takedown_id: i64,
+    /// `kind`: `post`, `topic` or `profile`.
+    pub kind: String,
+    /// `entity_id`.
+    pub entity_id: i64,
+    /// `reason`.
+    pub reason: String,
+    /// `created_at`, Unix milliseconds.
+    pub created_at: i64,
+    /// `lifted_at`, Unix milliseconds.
+    pub lifted_at: Option<i64>,
+    /// `lifted_reason`.
+    pub lifted_reason: Option<String>,
+}
+
 impl Takedown {
+    /// The takedown a stored row holds; `None` for a kind this binary does not know.
+    pub fn from_stored(row: StoredTakedown) -> Option<Self> {
+        Some(Self {
+            takedown_id: row.takedown_id,
+            target: TakedownTarget::from_parts(&row.kind, row.entity_id)?,
+            reason: row.reason,
+            at: Millis(row.created_at),
+            lifted: row.lifted_at.map(|at| Lifted {
+                at: Millis(at),
+                reason: row.lifted_reason.unwrap_or_default(),
+            }),
+        })
+    }
+
     /// Whether the content is out of the service now.
     pub fn in_force(&self) -> bool {
         self.lifted.is_none()
@@ -95,6 +128,15 @@ pub struct TakedownSet {
 }
 
 impl TakedownSet {
+    /// Adds a takedown in force of `target`.
+    pub fn insert(&mut self, target: TakedownTarget) {
+        match target {
+            TakedownTarget::Post(id) => self.posts.push(id),
+            TakedownTarget::Topic(id) => self.topics.push(id),
+            TakedownTarget::Profile(id) => self.profiles.push(id),
+        }
+    }
+
     /// Whether nothing is taken down.
     pub fn is_empty(&self) -> bool {
         self.posts.is_empty() && self.topics.is_empty() && self.profiles.is_empty()

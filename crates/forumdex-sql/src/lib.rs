@@ -168,6 +168,59 @@ pub fn scope_exists_sql(dialect: Dialect, scope: Scope, id: &str) -> String {
     )
 }
 
+/// The columns of a takedown row, in the order of `StoredTakedown`'s fields.
+pub const TAKEDOWN_COLUMNS: &str =
+    "takedown_id, kind, entity_id, reason, created_at, lifted_at, lifted_reason";
+
+/// Inserts into `takedown_topics` the `(takedown, topic)` pairs `select` gives, keeping the
+/// pairs already there.
+fn insert_takedown_topics(dialect: Dialect, select: &str) -> String {
+    match dialect {
+        Dialect::Sqlite => {
+            format!("INSERT OR IGNORE INTO takedown_topics (takedown_id, topic_id) {select}")
+        }
+        Dialect::Postgres => format!(
+            "INSERT INTO takedown_topics (takedown_id, topic_id) {select} ON CONFLICT DO NOTHING"
+        ),
+    }
+}
+
+/// Lists in `takedown_topics` the topics of every version of the posts of the post and
+/// profile takedowns in force that `which` (a condition on takedown alias `k`) selects.
+pub fn record_takedown_topics_sql(dialect: Dialect, which: &str) -> String {
+    insert_takedown_topics(
+        dialect,
+        &format!(
+            "SELECT k.takedown_id, p.topic_id FROM takedowns k
+             JOIN post_versions p ON p.post_id = k.entity_id
+             WHERE k.kind = 'post' AND k.lifted_at IS NULL AND {which}
+             UNION ALL
+             SELECT k.takedown_id, p.topic_id FROM takedowns k
+             JOIN post_versions p ON p.author_id = k.entity_id
+             WHERE k.kind = 'profile' AND k.lifted_at IS NULL AND {which}"
+        ),
+    )
+}
+
+/// Lists in `takedown_topics` the topics of the post versions opened at the sequence
+/// parameter `seq` whose post or author is under a takedown in force.
+pub fn record_new_versions_sql(dialect: Dialect, seq: &str) -> String {
+    insert_takedown_topics(
+        dialect,
+        &format!(
+            "SELECT k.takedown_id, p.topic_id FROM post_versions p
+             JOIN takedowns k ON k.kind = 'post' AND k.entity_id = p.post_id
+                             AND k.lifted_at IS NULL
+             WHERE p.valid_from = {seq}
+             UNION ALL
+             SELECT k.takedown_id, p.topic_id FROM post_versions p
+             JOIN takedowns k ON k.kind = 'profile' AND k.entity_id = p.author_id
+                             AND k.lifted_at IS NULL
+             WHERE p.valid_from = {seq}"
+        ),
+    )
+}
+
 /// The statements that count what a snapshot holds, one integer each, in the order of
 /// `CorpusCounts`' fields: posts served; topics and profiles (with a record or named by a
 /// served post, not under a takedown); boards; images.

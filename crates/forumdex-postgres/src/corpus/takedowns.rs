@@ -8,10 +8,12 @@
 //! under a takedown at any sequence, so its kept statistics answer exactly
 //! ([`may_hide_posts_of`], `topic_stats`).
 
-use forumdex_corpus::takedown::Lifted;
+use forumdex_corpus::takedown::StoredTakedown;
 use forumdex_corpus::{Millis, Takedown, TakedownError, TakedownSet, TakedownTarget};
+use forumdex_sql::{TAKEDOWN_COLUMNS, record_new_versions_sql, record_takedown_topics_sql};
 use postgres::{Row, Transaction};
 
+use super::sql::DIALECT;
 use super::{Step, corrupt};
 use crate::pool::Failure;
 
@@ -30,39 +32,15 @@ pub(super) fn may_hide_posts_of(tx: &mut Transaction<'_>, topic_id: i64) -> Step
 
 /// Lists in `takedown_topics` the topics of the posts of takedown `takedown_id` (in force).
 fn record_topics(tx: &mut Transaction<'_>, takedown_id: i64) -> Step<()> {
-    tx.execute(
-        "INSERT INTO takedown_topics (takedown_id, topic_id)
-         SELECT k.takedown_id, p.topic_id FROM takedowns k
-         JOIN post_versions p ON p.post_id = k.entity_id
-         WHERE k.kind = 'post' AND k.lifted_at IS NULL
-           AND k.takedown_id = $1
-         UNION ALL
-         SELECT k.takedown_id, p.topic_id FROM takedowns k
-         JOIN post_versions p ON p.author_id = k.entity_id
-         WHERE k.kind = 'profile' AND k.lifted_at IS NULL
-           AND k.takedown_id = $1
-         ON CONFLICT DO NOTHING",
-        &[&takedown_id],
-    )?;
+    let sql = record_takedown_topics_sql(DIALECT, "k.takedown_id = $1");
+    tx.execute(&sql, &[&takedown_id])?;
     Ok(())
 }
 
 /// Lists in `takedown_topics` the topics of the post versions batch `seq` opened whose post
 /// or author is under a takedown in force.
 pub(super) fn record_new_versions(tx: &mut Transaction<'_>, seq: i64) -> Step<()> {
-    tx.execute(
-        "INSERT INTO takedown_topics (takedown_id, topic_id)
-         SELECT k.takedown_id, p.topic_id FROM post_versions p
-         JOIN takedowns k ON k.kind = 'post' AND k.entity_id = p.post_id AND k.lifted_at IS NULL
-         WHERE p.valid_from = $1
-         UNION ALL
-         SELECT k.takedown_id, p.topic_id FROM post_versions p
-         JOIN takedowns k ON k.kind = 'profile' AND k.entity_id = p.author_id
-                         AND k.lifted_at IS NULL
-         WHERE p.valid_from = $1
-         ON CONFLICT DO NOTHING",
-        &[&seq],
-    )?;
+    tx.execute(&record_new_versions_sql(DIALECT, "$1"), &[&seq])?;
     Ok(())
 }
 
@@ -76,30 +54,24 @@ pub(super) fn taken_down(tx: &mut Transaction<'_>, target: TakedownTarget) -> St
     Ok(row.get(0))
 }
 
-const COLUMNS: &str = "takedown_id, kind, entity_id, reason, created_at, lifted_at, lifted_reason";
-
 fn takedown_from_row(row: &Row) -> Step<Takedown> {
-    let kind: String = row.get(1);
-    let id: i64 = row.get(2);
-    let target = TakedownTarget::from_parts(&kind, id)
-        .ok_or_else(|| corrupt(format!("unknown takedown kind {kind:?}")))?;
-    let lifted_at: Option<i64> = row.get(5);
-    let lifted_reason: Option<String> = row.get(6);
-    Ok(Takedown {
+    let stored = StoredTakedown {
         takedown_id: row.get(0),
-        target,
+        kind: row.get(1),
+        entity_id: row.get(2),
         reason: row.get(3),
-        at: Millis(row.get(4)),
-        lifted: lifted_at.map(|at| Lifted {
-            at: Millis(at),
-            reason: lifted_reason.unwrap_or_default(),
-        }),
-    })
+        created_at: row.get(4),
+        lifted_at: row.get(5),
+        lifted_reason: row.get(6),
+    };
+    let kind = stored.kind.clone();
+    Ok(Takedown::from_stored(stored)
+        .ok_or_else(|| corrupt(format!("unknown takedown kind {kind:?}")))?)
 }
 
 pub(super) fn all(tx: &mut Transaction<'_>) -> Step<Vec<Takedown>> {
     let rows = tx.query(
-        &format!("SELECT {COLUMNS} FROM takedowns ORDER BY takedown_id"),
+        &format!("SELECT {TAKEDOWN_COLUMNS} FROM takedowns ORDER BY takedown_id"),
         &[],
     )?;
     rows.iter().map(takedown_from_row).collect()
@@ -112,11 +84,8 @@ pub(super) fn in_force(tx: &mut Transaction<'_>) -> Step<TakedownSet> {
         &[],
     )?;
     for row in &rows {
-        match TakedownTarget::from_parts(row.get(0), row.get(1)) {
-            Some(TakedownTarget::Post(id)) => set.posts.push(id),
-            Some(TakedownTarget::Topic(id)) => set.topics.push(id),
-            Some(TakedownTarget::Profile(id)) => set.profiles.push(id),
-            None => {}
+        if let Some(target) = TakedownTarget::from_parts(row.get(0), row.get(1)) {
+            set.insert(target);
         }
     }
     Ok(set)
@@ -144,7 +113,7 @@ pub(super) fn add(
     let row = tx.query_one(
         &format!(
             "INSERT INTO takedowns (kind, entity_id, reason, created_at)
-             VALUES ($1, $2, $3, $4) RETURNING {COLUMNS}"
+             VALUES ($1, $2, $3, $4) RETURNING {TAKEDOWN_COLUMNS}"
         ),
         &[&target.kind(), &target.id(), &reason, &now.0],
     )?;
@@ -164,7 +133,7 @@ pub(super) fn lift(
         .query_opt(
             &format!(
                 "UPDATE takedowns SET lifted_at = $2, lifted_reason = $3
-                 WHERE takedown_id = $1 AND lifted_at IS NULL RETURNING {COLUMNS}"
+                 WHERE takedown_id = $1 AND lifted_at IS NULL RETURNING {TAKEDOWN_COLUMNS}"
             ),
             &[&takedown_id, &now.0, &reason],
         )?

@@ -10,8 +10,13 @@
 
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
-use forumdex_corpus::takedown::{Lifted, Takedown, TakedownError, TakedownSet, TakedownTarget};
+use forumdex_corpus::takedown::{
+    StoredTakedown, Takedown, TakedownError, TakedownSet, TakedownTarget,
+};
 use forumdex_corpus::time::Millis;
+use forumdex_sql::{TAKEDOWN_COLUMNS, record_new_versions_sql, record_takedown_topics_sql};
+
+use super::sql::DIALECT;
 
 /// Whether a post or profile takedown in force may hide a post of topic `topic_id` at some
 /// sequence (one probe of `takedown_topics`).
@@ -23,35 +28,17 @@ pub(super) fn may_hide_posts_of(conn: &Connection, topic_id: i64) -> rusqlite::R
 /// Lists in `takedown_topics` the topics of the posts of takedown `takedown_id` in force, or
 /// of every takedown in force when `None`.
 pub(super) fn record_topics(conn: &Connection, takedown_id: Option<i64>) -> rusqlite::Result<()> {
-    conn.prepare_cached(
-        "INSERT OR IGNORE INTO takedown_topics (takedown_id, topic_id)
-         SELECT k.takedown_id, p.topic_id FROM takedowns k
-         JOIN post_versions p ON p.post_id = k.entity_id
-         WHERE k.kind = 'post' AND k.lifted_at IS NULL AND (?1 IS NULL OR k.takedown_id = ?1)
-         UNION ALL
-         SELECT k.takedown_id, p.topic_id FROM takedowns k
-         JOIN post_versions p ON p.author_id = k.entity_id
-         WHERE k.kind = 'profile' AND k.lifted_at IS NULL AND (?1 IS NULL OR k.takedown_id = ?1)",
-    )?
-    .execute([takedown_id])?;
+    let which = "(?1 IS NULL OR k.takedown_id = ?1)";
+    conn.prepare_cached(&record_takedown_topics_sql(DIALECT, which))?
+        .execute([takedown_id])?;
     Ok(())
 }
 
 /// Lists in `takedown_topics` the topics of the post versions batch `seq` opened whose post
 /// or author is under a takedown in force.
 pub(super) fn record_new_versions(conn: &Connection, seq: i64) -> rusqlite::Result<()> {
-    conn.prepare_cached(
-        "INSERT OR IGNORE INTO takedown_topics (takedown_id, topic_id)
-         SELECT k.takedown_id, p.topic_id FROM post_versions p
-         JOIN takedowns k ON k.kind = 'post' AND k.entity_id = p.post_id AND k.lifted_at IS NULL
-         WHERE p.valid_from = ?1
-         UNION ALL
-         SELECT k.takedown_id, p.topic_id FROM post_versions p
-         JOIN takedowns k ON k.kind = 'profile' AND k.entity_id = p.author_id
-                         AND k.lifted_at IS NULL
-         WHERE p.valid_from = ?1",
-    )?
-    .execute([seq])?;
+    conn.prepare_cached(&record_new_versions_sql(DIALECT, "?1"))?
+        .execute([seq])?;
     Ok(())
 }
 
@@ -64,35 +51,29 @@ pub(super) fn taken_down(conn: &Connection, target: TakedownTarget) -> rusqlite:
     .query_row(params![target.kind(), target.id()], |row| row.get(0))
 }
 
-const COLUMNS: &str = "takedown_id, kind, entity_id, reason, created_at, lifted_at, lifted_reason";
-
 fn takedown_from_row(row: &Row<'_>) -> rusqlite::Result<Takedown> {
-    let kind: String = row.get(1)?;
-    let id: i64 = row.get(2)?;
-    let target = TakedownTarget::from_parts(&kind, id).ok_or_else(|| {
+    let stored = StoredTakedown {
+        takedown_id: row.get(0)?,
+        kind: row.get(1)?,
+        entity_id: row.get(2)?,
+        reason: row.get(3)?,
+        created_at: row.get(4)?,
+        lifted_at: row.get(5)?,
+        lifted_reason: row.get(6)?,
+    };
+    let kind = stored.kind.clone();
+    Takedown::from_stored(stored).ok_or_else(|| {
         rusqlite::Error::FromSqlConversionFailure(
             1,
             rusqlite::types::Type::Text,
             format!("unknown takedown kind {kind:?}").into(),
         )
-    })?;
-    let lifted_at: Option<i64> = row.get(5)?;
-    let lifted_reason: Option<String> = row.get(6)?;
-    Ok(Takedown {
-        takedown_id: row.get(0)?,
-        target,
-        reason: row.get(3)?,
-        at: Millis(row.get(4)?),
-        lifted: lifted_at.map(|at| Lifted {
-            at: Millis(at),
-            reason: lifted_reason.unwrap_or_default(),
-        }),
     })
 }
 
 pub(super) fn all(conn: &Connection) -> rusqlite::Result<Vec<Takedown>> {
     let mut statement = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM takedowns ORDER BY takedown_id"
+        "SELECT {TAKEDOWN_COLUMNS} FROM takedowns ORDER BY takedown_id"
     ))?;
     let rows = statement.query_map([], takedown_from_row)?;
     rows.collect()
@@ -107,11 +88,8 @@ pub(super) fn in_force(conn: &Connection) -> rusqlite::Result<TakedownSet> {
     while let Some(row) = rows.next()? {
         let kind: String = row.get(0)?;
         let id: i64 = row.get(1)?;
-        match TakedownTarget::from_parts(&kind, id) {
-            Some(TakedownTarget::Post(id)) => set.posts.push(id),
-            Some(TakedownTarget::Topic(id)) => set.topics.push(id),
-            Some(TakedownTarget::Profile(id)) => set.profiles.push(id),
-            None => {}
+        if let Some(target) = TakedownTarget::from_parts(&kind, id) {
+            set.insert(target);
         }
     }
     Ok(set)
@@ -145,7 +123,7 @@ pub(super) fn add(
         .query_row(
             &format!(
                 "INSERT INTO takedowns (kind, entity_id, reason, created_at)
-                 VALUES (?1, ?2, ?3, ?4) RETURNING {COLUMNS}"
+                 VALUES (?1, ?2, ?3, ?4) RETURNING {TAKEDOWN_COLUMNS}"
             ),
             params![target.kind(), target.id(), reason, now.0],
             takedown_from_row,
@@ -169,7 +147,7 @@ pub(super) fn lift(
         .query_row(
             &format!(
                 "UPDATE takedowns SET lifted_at = ?2, lifted_reason = ?3
-                 WHERE takedown_id = ?1 AND lifted_at IS NULL RETURNING {COLUMNS}"
+                 WHERE takedown_id = ?1 AND lifted_at IS NULL RETURNING {TAKEDOWN_COLUMNS}"
             ),
             params![takedown_id, now.0, reason],
             takedown_from_row,
