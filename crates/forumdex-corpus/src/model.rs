@@ -339,6 +339,19 @@ pub struct CorpusCounts {
     pub images: i64,
 }
 
+impl From<[i64; 5]> for CorpusCounts {
+    /// The counts in field order: posts, topics, profiles, boards, images.
+    fn from([posts, topics, profiles, boards, images]: [i64; 5]) -> Self {
+        Self {
+            posts,
+            topics,
+            profiles,
+            boards,
+            images,
+        }
+    }
+}
+
 /// What one import batch changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct BatchOutcome {

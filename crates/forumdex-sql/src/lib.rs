@@ -17,7 +17,7 @@
 //!     topic, whatever is served).
 #![forbid(unsafe_code)]
 
-use forumdex_corpus::Scope;
+use forumdex_corpus::{Order, Scope};
 
 pub mod accounts;
 pub mod exec;
@@ -219,6 +219,40 @@ pub fn record_new_versions_sql(dialect: Dialect, seq: &str) -> String {
              WHERE p.valid_from = {seq}"
         ),
     )
+}
+
+/// The tables of versioned documents, whose superseded rows garbage collection deletes.
+pub const VERSION_TABLES: [&str; 5] = [
+    "board_versions",
+    "profile_versions",
+    "topic_versions",
+    "post_versions",
+    "image_versions",
+];
+
+/// The statement that reads the posts served at the sequence which `where_order` selects
+/// and orders (it follows `... FROM post_versions p WHERE <served> AND`), with the columns of
+/// [`post_columns`].
+pub fn posts_where_sql(dialect: Dialect, where_order: &str) -> String {
+    format!(
+        "SELECT {} FROM post_versions p WHERE {} AND {where_order}",
+        post_columns(dialect),
+        served(dialect, "p")
+    )
+}
+
+/// How a listing page walks the scope's index: the column that names the scope, the
+/// comparison with the start position, and the direction.
+pub fn list_walk(scope: Scope, order: Order) -> (&'static str, &'static str, &'static str) {
+    let scope_column = match scope {
+        Scope::Topic(_) => "p.topic_id",
+        Scope::Profile(_) => "p.author_id",
+    };
+    let (cmp, dir) = match order {
+        Order::Asc => (">", "ASC"),
+        Order::Desc => ("<", "DESC"),
+    };
+    (scope_column, cmp, dir)
 }
 
 /// The statements that count what a snapshot holds, one integer each, in the order of

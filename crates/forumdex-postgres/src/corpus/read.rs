@@ -8,14 +8,15 @@ use forumdex_corpus::derive::{self, ProfileSource};
 use forumdex_corpus::record::MeritCounts;
 use forumdex_corpus::{
     BoardRef, CachedImage, ChangePosition, CorpusCounts, ImageObject, ListPage, ListRequest,
-    ListWalk, Merit, Millis, Order, PendingImage, Position, PostChange, PostDoc, ProfileActivity,
+    ListWalk, Merit, Millis, PendingImage, Position, PostChange, PostDoc, ProfileActivity,
     ProfileDoc, Scope, StoreError, TakedownTarget,
 };
 use postgres::types::ToSql;
 use postgres::{Row, Transaction};
 
 use forumdex_sql::{
-    count_statements, post_columns, profile_activity_sql, profile_record_sql, scope_exists_sql,
+    count_statements, list_walk, post_columns, posts_where_sql, profile_activity_sql,
+    profile_record_sql, scope_exists_sql,
 };
 
 use super::sql::{DIALECT, served, visible};
@@ -123,11 +124,7 @@ fn posts_where(
     where_order: &str,
     params: &[Param<'_>],
 ) -> Step<Vec<PostDoc>> {
-    let sql = format!(
-        "SELECT {} FROM post_versions p WHERE {} AND {where_order}",
-        post_columns(DIALECT),
-        served("p")
-    );
+    let sql = posts_where_sql(DIALECT, where_order);
     let mut all: Vec<Param<'_>> = vec![&seq];
     all.extend_from_slice(params);
     let rows = tx.query(&sql, &all)?;
@@ -296,14 +293,7 @@ pub(super) fn list_posts(
 
 /// The SQL of one listing page (parameters as [`ListParams::bound`] binds them).
 fn list_sql(request: &ListRequest) -> String {
-    let scope_column = match request.scope {
-        Scope::Topic(_) => "p.topic_id",
-        Scope::Profile(_) => "p.author_id",
-    };
-    let (cmp, dir) = match request.order {
-        Order::Asc => (">", "ASC"),
-        Order::Desc => ("<", "DESC"),
-    };
+    let (scope_column, cmp, dir) = list_walk(request.scope, request.order);
     format!(
         "SELECT {cols}, {vp} AS visible FROM post_versions p
          WHERE {scope_column} = $2 AND (p.sort_at, p.post_id) {cmp} ($3, $4)
@@ -389,14 +379,7 @@ pub(super) fn counts(tx: &mut Transaction<'_>, seq: i64) -> Step<CorpusCounts> {
     for (count, sql) in counts.iter_mut().zip(count_statements(DIALECT)) {
         *count = tx.query_one(&sql, &[&seq])?.get(0);
     }
-    let [posts, topics, profiles, boards, images] = counts;
-    Ok(CorpusCounts {
-        posts,
-        topics,
-        profiles,
-        boards,
-        images,
-    })
+    Ok(CorpusCounts::from(counts))
 }
 
 pub(super) fn pending_images(

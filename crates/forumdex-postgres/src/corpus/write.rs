@@ -327,13 +327,7 @@ pub(super) fn collect_garbage(tx: &mut Transaction<'_>, horizon: Millis) -> Step
         return Ok(0);
     };
     let mut deleted = 0;
-    for table in [
-        "board_versions",
-        "profile_versions",
-        "topic_versions",
-        "post_versions",
-        "image_versions",
-    ] {
+    for table in forumdex_sql::VERSION_TABLES {
         deleted += tx.execute(
             &format!("DELETE FROM {table} WHERE valid_to IS NOT NULL AND valid_to <= $1"),
             &[&seq],

@@ -12,7 +12,8 @@ use forumdex_corpus::takedown::TakedownTarget;
 use forumdex_corpus::time::Millis;
 
 use forumdex_sql::{
-    count_statements, post_columns, profile_activity_sql, profile_record_sql, scope_exists_sql,
+    count_statements, list_walk, post_columns, posts_where_sql, profile_activity_sql,
+    profile_record_sql, scope_exists_sql,
 };
 
 use super::sql::{DIALECT, served, visible};
@@ -114,11 +115,7 @@ pub(super) fn posts_where(
     where_order: &str,
     params: &[(&str, &dyn rusqlite::ToSql)],
 ) -> rusqlite::Result<Vec<PostDoc>> {
-    let sql = format!(
-        "SELECT {} FROM post_versions p WHERE {} AND {where_order}",
-        post_columns(DIALECT),
-        served("p")
-    );
+    let sql = posts_where_sql(DIALECT, where_order);
     let mut all: Vec<(&str, &dyn rusqlite::ToSql)> = vec![(":seq", &seq)];
     all.extend_from_slice(params);
     let mut statement = conn.prepare_cached(&sql)?;
@@ -258,14 +255,7 @@ pub(super) fn list_posts(
 
 /// The SQL of one listing page (named parameters as bound by [`list_posts`]).
 fn list_sql(request: &ListRequest) -> String {
-    let scope_column = match request.scope {
-        Scope::Topic(_) => "p.topic_id",
-        Scope::Profile(_) => "p.author_id",
-    };
-    let (cmp, dir) = match request.order {
-        Order::Asc => (">", "ASC"),
-        Order::Desc => ("<", "DESC"),
-    };
+    let (scope_column, cmp, dir) = list_walk(request.scope, request.order);
     format!(
         "SELECT {cols}, {vp} AS visible FROM post_versions p
          WHERE {scope_column} = :scope AND (p.sort_at, p.post_id) {cmp} (:sort_at, :post_id)
@@ -351,14 +341,7 @@ pub(super) fn counts(conn: &Connection, seq: i64) -> rusqlite::Result<CorpusCoun
             .prepare_cached(&sql)?
             .query_row(named_params! {":seq": seq}, |row| row.get(0))?;
     }
-    let [posts, topics, profiles, boards, images] = counts;
-    Ok(CorpusCounts {
-        posts,
-        topics,
-        profiles,
-        boards,
-        images,
-    })
+    Ok(CorpusCounts::from(counts))
 }
 
 pub(super) fn pending_images(

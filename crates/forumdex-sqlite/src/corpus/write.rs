@@ -336,13 +336,7 @@ pub(super) fn collect_garbage(conn: &mut Connection, horizon: Millis) -> rusqlit
     )?;
     let mut deleted = 0;
     if let Some(seq) = retired_by {
-        for table in [
-            "board_versions",
-            "profile_versions",
-            "topic_versions",
-            "post_versions",
-            "image_versions",
-        ] {
+        for table in forumdex_sql::VERSION_TABLES {
             deleted += tx.execute(
                 &format!("DELETE FROM {table} WHERE valid_to IS NOT NULL AND valid_to <= ?1"),
                 [seq],
