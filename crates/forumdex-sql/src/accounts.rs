@@ -21,7 +21,9 @@ use forumdex_accounts::{
     KeyHash, KeyId, KeyInfo, KeyLifetime, LedgerEntry,
 };
 
-use crate::{CellError, Dialect, Failure, Row, Sql, params};
+use crate::dialect::Dialect;
+use crate::exec::{CellError, Failure, Row, Sql};
+use crate::params;
 
 /// A step's result inside a transaction of `S`, refused with `E`.
 pub type Step<S, T, E = AccountError> = Result<T, Failure<E, <S as Sql>::Error>>;

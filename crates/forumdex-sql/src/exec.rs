@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use crate::Dialect;
+use crate::dialect::Dialect;
 
 /// A transaction of one of the backends, as the statements written once in this crate use it.
 ///

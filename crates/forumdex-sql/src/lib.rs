@@ -20,6 +20,7 @@
 use forumdex_corpus::{Order, Scope};
 
 pub mod accounts;
+mod dialect;
 pub mod exec;
 pub mod topic_posts;
 
@@ -32,43 +33,8 @@ pub mod reexport {
     pub type Instant = chrono::DateTime<chrono::Utc>;
 }
 
+pub use dialect::Dialect;
 pub use exec::{Cell, CellError, Db, Failure, FromCell, Param, Row, Sql, numbered_parameters};
-
-/// Where the two backends' SQL differs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dialect {
-    /// SQLite: the sequence is the named parameter `:seq`; booleans are integers.
-    Sqlite,
-    /// PostgreSQL: the sequence is the first positional parameter `$1`; booleans are
-    /// booleans.
-    Postgres,
-}
-
-impl Dialect {
-    /// The parameter that holds the sequence a statement reads at.
-    pub fn seq(self) -> &'static str {
-        match self {
-            Self::Sqlite => ":seq",
-            Self::Postgres => "$1",
-        }
-    }
-
-    /// Whether the boolean column `column` is true.
-    pub fn is_true(self, column: &str) -> String {
-        match self {
-            Self::Sqlite => format!("{column} = 1"),
-            Self::Postgres => column.to_owned(),
-        }
-    }
-
-    /// Whether the boolean column `column` is false.
-    pub fn is_false(self, column: &str) -> String {
-        match self {
-            Self::Sqlite => format!("{column} = 0"),
-            Self::Postgres => format!("NOT {column}"),
-        }
-    }
-}
 
 /// Whether the version row of table alias `t` is visible at the sequence.
 pub fn visible(dialect: Dialect, t: &str) -> String {

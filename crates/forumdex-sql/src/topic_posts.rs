@@ -5,7 +5,8 @@
 //! the topic by the parameter `topic` it is given and reads at the dialect's sequence
 //! parameter. What they give is a `forumdex_corpus::derive::TopicPosts`.
 
-use crate::{Dialect, derived_is_op, live, served};
+use crate::dialect::Dialect;
+use crate::{derived_is_op, live, served};
 
 /// Which post versions of a topic an aggregate counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -19,7 +19,9 @@ use forumdex_accounts::{
 };
 
 use super::{NewLedgerRow, balance_of, insert_account, insert_ledger, require_account};
-use crate::{Dialect, Failure, Row, Sql, params};
+use crate::dialect::Dialect;
+use crate::exec::{Failure, Row, Sql};
+use crate::params;
 
 /// A step's result inside a transaction of `S`, for the dashboard's store.
 pub type Step<S, T> = super::Step<S, T, DeveloperError>;
