@@ -5,6 +5,7 @@
 //! between the databases is named in [`Dialect`].
 
 pub mod developer;
+pub mod schema;
 mod stores;
 
 use chrono::{DateTime, Utc};

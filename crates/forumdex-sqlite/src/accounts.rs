@@ -19,7 +19,7 @@
 //! ```
 //!
 //! Version 2 adds `api_keys.secret_prefix` and the dashboard's tables (see
-//! [`developer`]'s `SCHEMA_V2`): logins, login tokens, sessions, activity, daily usage,
+//! [`developer`]'s `schema_v2`): logins, login tokens, sessions, activity, daily usage,
 //! top-ups and payment events.
 
 mod developer;
@@ -265,7 +265,7 @@ fn migrate(conn: &mut Connection) -> Result<(), AccountError> {
         tx.execute_batch(SCHEMA_V1).map_err(AccountError::storage)?;
     }
     if version < 2 {
-        tx.execute_batch(developer::SCHEMA_V2)
+        tx.execute_batch(&developer::schema_v2())
             .map_err(AccountError::storage)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)
