@@ -31,7 +31,8 @@ use std::time::Duration;
 use rusqlite::{Connection, TransactionBehavior};
 
 use forumdex_accounts::store::AccountError;
-use forumdex_sql::Failure;
+use forumdex_sql::accounts::schema::allowlist_and_ledger_tables;
+use forumdex_sql::{Dialect, Failure};
 
 use crate::connect::Setup;
 use crate::exec::Lite;
@@ -44,6 +45,8 @@ const MAX_IDLE_CONNECTIONS: usize = 8;
 /// The schema version this code writes.
 const SCHEMA_VERSION: i64 = 2;
 
+/// Version 1: accounts and keys; the allowlists and the ledger follow
+/// (`allowlist_and_ledger_tables`, written once for both backends).
 const SCHEMA_V1: &str = "
 CREATE TABLE accounts (
     id          INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -62,23 +65,6 @@ CREATE TABLE api_keys (
     revoked_at    INTEGER
 );
 CREATE INDEX api_keys_by_account ON api_keys (account_id, created_at);
-CREATE TABLE key_allow (
-    key_id   TEXT    NOT NULL REFERENCES api_keys (key_id),
-    entry    TEXT    NOT NULL,
-    position INTEGER NOT NULL,
-    PRIMARY KEY (key_id, entry)
-);
-CREATE TABLE ledger (
-    id            INTEGER PRIMARY KEY AUTOINCREMENT,
-    account_id    INTEGER NOT NULL REFERENCES accounts (id),
-    key_id        TEXT,
-    request_id    TEXT UNIQUE,
-    operation     TEXT    NOT NULL,
-    amount        INTEGER NOT NULL,
-    balance_after INTEGER NOT NULL,
-    created_at    INTEGER NOT NULL
-);
-CREATE INDEX ledger_by_account ON ledger (account_id, id);
 ";
 
 /// The SQLite [`AccountStore`]. Cheap to share behind an `Arc`; safe from many threads.
@@ -262,7 +248,11 @@ fn migrate(conn: &mut Connection) -> Result<(), AccountError> {
         ));
     }
     if version < 1 {
-        tx.execute_batch(SCHEMA_V1).map_err(AccountError::storage)?;
+        let v1 = format!(
+            "{SCHEMA_V1}{}",
+            allowlist_and_ledger_tables(Dialect::Sqlite)
+        );
+        tx.execute_batch(&v1).map_err(AccountError::storage)?;
     }
     if version < 2 {
         tx.execute_batch(&developer::schema_v2())
