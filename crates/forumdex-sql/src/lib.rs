@@ -221,6 +221,25 @@ pub fn list_walk(scope: Scope, order: Order) -> (&'static str, &'static str, &'s
     (scope_column, cmp, dir)
 }
 
+/// The post versions that became visible after sequence parameter `since`, up to the
+/// dialect's sequence parameter, after the position (`after_seq`, `after_post`), at most
+/// `limit` of them, in order: the columns of [`post_columns`], then `valid_from` and
+/// `deleted`.
+pub fn posts_changed_sql(
+    dialect: Dialect,
+    [since, after_seq, after_post, limit]: [&str; 4],
+) -> String {
+    format!(
+        "SELECT {cols}, p.valid_from, p.deleted FROM post_versions p
+         WHERE p.valid_from > {since} AND p.valid_from <= {seq} AND {vp}
+           AND (p.valid_from, p.post_id) > ({after_seq}, {after_post})
+         ORDER BY p.valid_from, p.post_id LIMIT {limit}",
+        cols = post_columns(dialect),
+        seq = dialect.seq(),
+        vp = visible(dialect, "p"),
+    )
+}
+
 /// The statements that count what a snapshot holds, one integer each, in the order of
 /// `CorpusCounts`' fields: posts served; topics and profiles (with a record or named by a
 /// served post, not under a takedown); boards; images.

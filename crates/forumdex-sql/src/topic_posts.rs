@@ -35,6 +35,21 @@ pub const TOPIC_STATS_COLUMNS: &str = "post_count, merit_total, merit_tx, merit_
     merit_unlisted, last_post_at, merit_observed_at, merit_listed_senders, first_post_id,
     latest_post_id, board_id";
 
+/// The live post versions an import batch opened (`valid_from` = parameter `seq`) or
+/// closed (`valid_to` = `seq`), deletions included: topic, whether opened, deleted, the merit
+/// sums, unlisted merit, `observed_at`.
+pub fn changed_versions_sql(dialect: Dialect, seq: &str) -> String {
+    let columns = format!(
+        "p.topic_id, p.valid_from = {seq}, p.deleted, p.merit_total, p.merit_tx,
+         p.merit_distinct, {}, p.observed_at",
+        unlisted_merit(dialect, "p")
+    );
+    format!(
+        "SELECT {columns} FROM post_versions p WHERE p.valid_from = {seq}
+         UNION ALL SELECT {columns} FROM post_versions p WHERE p.valid_to = {seq}"
+    )
+}
+
 /// An integer sum that is 0 over no rows (PostgreSQL's sum of `BIGINT`s is a `NUMERIC`).
 fn sum(dialect: Dialect, expr: &str) -> String {
     match dialect {

@@ -15,8 +15,8 @@ use postgres::types::ToSql;
 use postgres::{Row, Transaction};
 
 use forumdex_sql::{
-    count_statements, list_walk, post_columns, posts_where_sql, profile_activity_sql,
-    profile_record_sql, scope_exists_sql,
+    count_statements, list_walk, post_columns, posts_changed_sql, posts_where_sql,
+    profile_activity_sql, profile_record_sql, scope_exists_sql,
 };
 
 use super::sql::{DIALECT, served, visible};
@@ -330,14 +330,7 @@ pub(super) fn posts_changed(
     after: ChangePosition,
     limit: usize,
 ) -> Step<Vec<(ChangePosition, PostChange)>> {
-    let sql = format!(
-        "SELECT {cols}, p.valid_from, p.deleted FROM post_versions p
-         WHERE p.valid_from > $2 AND p.valid_from <= $1 AND {vp}
-           AND (p.valid_from, p.post_id) > ($3, $4)
-         ORDER BY p.valid_from, p.post_id LIMIT $5",
-        cols = post_columns(DIALECT),
-        vp = visible("p"),
-    );
+    let sql = posts_changed_sql(DIALECT, ["$2", "$3", "$4", "$5"]);
     let rows = tx.query(
         &sql,
         &[&upto, &since, &after.seq, &after.post_id, &to_i64(limit)],

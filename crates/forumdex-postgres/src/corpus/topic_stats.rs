@@ -16,8 +16,8 @@ use std::collections::{BTreeMap, HashMap};
 use forumdex_corpus::derive::{self, TopicAggregates, TopicSums};
 use forumdex_corpus::topic_stats::{StatsAt, TopicChange, TopicStats, sender_entries, stats_at};
 use forumdex_sql::topic_posts::{
-    TOPIC_STATS_COLUMNS, board_of_posts_sql, flagged_op_sql, latest_post_sql, smallest_post_sql,
-    unlisted_merit,
+    TOPIC_STATS_COLUMNS, board_of_posts_sql, changed_versions_sql, flagged_op_sql, latest_post_sql,
+    smallest_post_sql,
 };
 use postgres::{Row, Transaction};
 
@@ -126,18 +126,7 @@ pub(super) fn update(tx: &mut Transaction<'_>, seq: i64) -> Step<()> {
 /// by topic: deletions too, since they move the derived opening post.
 fn changes(tx: &mut Transaction<'_>, seq: i64) -> Step<BTreeMap<i64, TopicChange>> {
     let mut changes: BTreeMap<i64, TopicChange> = BTreeMap::new();
-    let columns = format!(
-        "p.topic_id, p.valid_from = $1, p.deleted, p.merit_total, p.merit_tx,
-         p.merit_distinct, {}, p.observed_at",
-        unlisted_merit(DIALECT, "p")
-    );
-    let rows = tx.query(
-        &format!(
-            "SELECT {columns} FROM post_versions p WHERE p.valid_from = $1
-             UNION ALL SELECT {columns} FROM post_versions p WHERE p.valid_to = $1"
-        ),
-        &[&seq],
-    )?;
+    let rows = tx.query(&changed_versions_sql(DIALECT, "$1"), &[&seq])?;
     for row in &rows {
         let change = changes.entry(row.get(0)).or_default();
         let (opened, deleted): (bool, bool) = (row.get(1), row.get(2));

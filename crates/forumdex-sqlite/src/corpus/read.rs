@@ -12,8 +12,8 @@ use forumdex_corpus::takedown::TakedownTarget;
 use forumdex_corpus::time::Millis;
 
 use forumdex_sql::{
-    count_statements, list_walk, post_columns, posts_where_sql, profile_activity_sql,
-    profile_record_sql, scope_exists_sql,
+    count_statements, list_walk, post_columns, posts_changed_sql, posts_where_sql,
+    profile_activity_sql, profile_record_sql, scope_exists_sql,
 };
 
 use super::sql::{DIALECT, served, visible};
@@ -293,14 +293,7 @@ pub(super) fn posts_changed(
     after: ChangePosition,
     limit: usize,
 ) -> rusqlite::Result<Vec<(ChangePosition, PostChange)>> {
-    let sql = format!(
-        "SELECT {cols}, p.valid_from, p.deleted FROM post_versions p
-         WHERE p.valid_from > :since AND p.valid_from <= :seq AND {vp}
-           AND (p.valid_from, p.post_id) > (:after_seq, :after_post)
-         ORDER BY p.valid_from, p.post_id LIMIT :limit",
-        cols = post_columns(DIALECT),
-        vp = visible("p"),
-    );
+    let sql = posts_changed_sql(DIALECT, [":since", ":after_seq", ":after_post", ":limit"]);
     let mut statement = conn.prepare_cached(&sql)?;
     let limit = limit as i64;
     let rows = statement.query_map(

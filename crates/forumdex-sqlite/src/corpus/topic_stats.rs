@@ -37,7 +37,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use forumdex_corpus::derive::{TopicAggregates, TopicSums};
 use forumdex_corpus::topic_stats::{StatsAt, TopicChange, TopicStats, sender_entries, stats_at};
-use forumdex_sql::topic_posts::{TOPIC_STATS_COLUMNS, unlisted_merit};
+use forumdex_sql::topic_posts::{TOPIC_STATS_COLUMNS, changed_versions_sql};
 
 use super::read::latest_seq;
 use super::takedowns;
@@ -97,15 +97,7 @@ pub(super) fn update(tx: &Connection, seq: i64) -> rusqlite::Result<()> {
 /// by topic: deletions too, since they move the derived opening post.
 fn changes(tx: &Connection, seq: i64) -> rusqlite::Result<BTreeMap<i64, TopicChange>> {
     let mut changes: BTreeMap<i64, TopicChange> = BTreeMap::new();
-    let columns = format!(
-        "p.topic_id, p.valid_from = ?1, p.deleted, p.merit_total, p.merit_tx,
-         p.merit_distinct, {}, p.observed_at",
-        unlisted_merit(DIALECT, "p")
-    );
-    let mut statement = tx.prepare_cached(&format!(
-        "SELECT {columns} FROM post_versions p WHERE p.valid_from = ?1
-         UNION ALL SELECT {columns} FROM post_versions p WHERE p.valid_to = ?1"
-    ))?;
+    let mut statement = tx.prepare_cached(&changed_versions_sql(DIALECT, "?1"))?;
     let mut rows = statement.query([seq])?;
     while let Some(row) = rows.next()? {
         let change = changes.entry(row.get(0)?).or_default();
