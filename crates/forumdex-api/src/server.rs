@@ -44,7 +44,10 @@ impl Server {
         data_dir: &Path,
         clock: Arc<dyn Clock>,
     ) -> anyhow::Result<Self> {
-        let storage = settings.storage.factory(data_dir);
+        let storage = settings
+            .storage
+            .factory(data_dir)
+            .with_reader_cache(settings.server.reader_cache_kib());
         let tls = match settings.server.tls() {
             Some((cert, key)) => {
                 let _ = rustls::crypto::ring::default_provider().install_default();

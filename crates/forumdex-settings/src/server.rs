@@ -8,7 +8,7 @@ use anyhow::bail;
 use ipnet::IpNet;
 use serde::Deserialize;
 
-use crate::values::{nets, url_or};
+use crate::values::{byte_size, nets, url_or};
 
 /// The server's settings. Each field's doc names its default.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -58,10 +58,31 @@ pub struct ServerSection {
     pub max_concurrent_requests: usize,
     /// Threads for blocking work (store calls, searches) at most: past it, that work waits
     /// for a free thread instead of each burst leaving threads (and their memory) behind.
-    /// Default 8 per core.
-    #[serde(default = "default_blocking_threads")]
-    pub max_blocking_threads: usize,
+    /// Default 8 per core, at most what `memory_limit` holds ([`Self::blocking_threads`]).
+    #[serde(default)]
+    pub max_blocking_threads: Option<usize>,
+    /// The memory the server is sized to stay under, in bytes or with a unit (`1.5GiB`):
+    /// the blocking threads and the corpus's read caches get their shares of it, and a
+    /// `max_blocking_threads` it cannot hold is refused. Default 1.5 GiB.
+    #[serde(default = "default_memory_limit", deserialize_with = "byte_size")]
+    pub memory_limit: u64,
 }
+
+/// The smallest `memory_limit` a server runs in.
+const MIN_MEMORY_LIMIT: u64 = 256 << 20;
+/// What one blocking thread may hold at most while it works: its stack (2 MiB), its
+/// allocator heap and a search's buffers. A burst measured 2.95 GB over 417 threads
+/// (about 7 MiB each, read caches included); this keeps twice that.
+const BLOCKING_THREAD_BYTES: u64 = 16 << 20;
+/// The share of `memory_limit` the blocking threads may take together (one half).
+const THREADS_SHARE_DIVISOR: u64 = 2;
+/// The share of `memory_limit` the corpus's read connections' page caches take together
+/// (one quarter); the rest is the process's base, the mapped indexes' working set and the
+/// requests in flight.
+const READ_CACHE_SHARE_DIVISOR: u64 = 4;
+/// The page cache of one read connection is at least 2 MiB (SQLite's default) and at most
+/// 64 MiB (more does not pay: the operating system caches the file too).
+const READ_CACHE_KIB: std::ops::RangeInclusive<u64> = 2_048..=65_536;
 
 fn default_listen() -> SocketAddr {
     SocketAddr::from(([127, 0, 0, 1], 8080))
@@ -84,8 +105,14 @@ fn default_timeout() -> u64 {
 fn default_concurrency() -> usize {
     256
 }
-fn default_blocking_threads() -> usize {
-    8 * std::thread::available_parallelism().map_or(2, |cores| cores.get())
+fn default_memory_limit() -> u64 {
+    3 << 29
+}
+
+/// The blocking threads `memory_limit` holds.
+fn threads_within(memory_limit: u64) -> usize {
+    usize::try_from(memory_limit / THREADS_SHARE_DIVISOR / BLOCKING_THREAD_BYTES)
+        .unwrap_or(usize::MAX)
 }
 
 impl ServerSection {
@@ -123,14 +150,51 @@ impl ServerSection {
         }
         if self.request_timeout_ms == 0
             || self.max_concurrent_requests == 0
-            || self.max_blocking_threads == 0
+            || self.max_blocking_threads == Some(0)
         {
             bail!(
                 "request_timeout_ms, max_concurrent_requests and max_blocking_threads must be at \
                  least 1"
             );
         }
+        if self.memory_limit < MIN_MEMORY_LIMIT {
+            bail!(
+                "memory_limit must be at least 256MiB, got {} bytes",
+                self.memory_limit
+            );
+        }
+        let threads = threads_within(self.memory_limit);
+        if let Some(set) = self.max_blocking_threads
+            && set > threads
+        {
+            bail!(
+                "max_blocking_threads = {set} does not fit memory_limit = {} MiB (at most \
+                 {threads}: each may hold {} MiB and together they get half); lower it or raise \
+                 memory_limit",
+                self.memory_limit >> 20,
+                BLOCKING_THREAD_BYTES >> 20,
+            );
+        }
         Ok(self)
+    }
+
+    /// Threads for blocking work at most: `max_blocking_threads` when set, else 8 per core
+    /// or what `memory_limit` holds, whichever is fewer.
+    pub fn blocking_threads(&self) -> usize {
+        self.max_blocking_threads.unwrap_or_else(|| {
+            let per_cores = 8 * std::thread::available_parallelism().map_or(2, |cores| cores.get());
+            per_cores.min(threads_within(self.memory_limit))
+        })
+    }
+
+    /// The page cache of each read connection of the embedded corpus, in KiB: a quarter of
+    /// `memory_limit` shared by as many connections as there are blocking threads (every
+    /// store call runs on one), between 2 and 64 MiB.
+    pub fn reader_cache_kib(&self) -> u32 {
+        let threads = u64::try_from(self.blocking_threads()).unwrap_or(u64::MAX);
+        let kib = (self.memory_limit / READ_CACHE_SHARE_DIVISOR / threads.max(1)) >> 10;
+        let kib = kib.clamp(*READ_CACHE_KIB.start(), *READ_CACHE_KIB.end());
+        u32::try_from(kib).unwrap_or(u32::MAX)
     }
 
     /// The section once `listen` is bound to `bound`: when `listen` asked for any port

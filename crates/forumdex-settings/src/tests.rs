@@ -408,3 +408,95 @@ fn the_sender_defaults_to_the_host_of_base_url() {
         .unwrap();
     assert_eq!(sender.email.domain(), "localhost");
 }
+
+/// Settings from `FORUMDEX_*` variables only.
+fn from_env(vars: &[(&str, &str)]) -> anyhow::Result<Settings> {
+    let env = vars
+        .iter()
+        .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()));
+    Settings::load(None, env, &[])
+}
+
+#[test]
+fn memory_limit_reads_bytes_or_a_unit_and_sizes_threads_and_caches() {
+    let defaults = Settings::default().server;
+    assert_eq!(defaults.memory_limit, 1536 << 20);
+    let cores = std::thread::available_parallelism().map_or(2, |cores| cores.get());
+    assert_eq!(defaults.blocking_threads(), (8 * cores).min(48));
+
+    for (text, bytes) in [
+        ("1.5GiB", 1536u64 << 20),
+        ("512 MiB", 512 << 20),
+        ("2G", 2 << 30),
+        ("268435456", 256 << 20),
+        ("1TiB", 1 << 40),
+    ] {
+        let settings = from_env(&[("FORUMDEX_MEMORY_LIMIT", text)]).expect(text);
+        assert_eq!(settings.server.memory_limit, bytes, "{text}");
+    }
+    let toml = tempfile::tempdir().unwrap();
+    let file = toml.path().join("f.toml");
+    std::fs::write(&file, "memory_limit = 1073741824\n").unwrap();
+    let settings = Settings::load(Some(&file), vec![], &[]).unwrap();
+    assert_eq!(settings.server.memory_limit, 1 << 30);
+
+    // A small limit derives fewer threads and smaller read caches; the default threads
+    // follow it rather than being refused.
+    let small = from_env(&[("FORUMDEX_MEMORY_LIMIT", "256MiB")])
+        .unwrap()
+        .server;
+    assert_eq!(small.blocking_threads(), (8 * cores).min(8));
+    assert!(small.reader_cache_kib() <= 64 << 10);
+    assert!(small.reader_cache_kib() >= 2 << 10);
+    let set = from_env(&[
+        ("FORUMDEX_MEMORY_LIMIT", "1GiB"),
+        ("FORUMDEX_MAX_BLOCKING_THREADS", "4"),
+    ])
+    .unwrap()
+    .server;
+    assert_eq!(set.blocking_threads(), 4);
+    assert_eq!(
+        set.reader_cache_kib(),
+        64 << 10,
+        "a quarter of 1 GiB over 4, capped"
+    );
+    let many = from_env(&[
+        ("FORUMDEX_MEMORY_LIMIT", "1GiB"),
+        ("FORUMDEX_MAX_BLOCKING_THREADS", "32"),
+    ])
+    .unwrap()
+    .server;
+    assert_eq!(
+        many.reader_cache_kib(),
+        8 << 10,
+        "a quarter of 1 GiB over 32"
+    );
+}
+
+#[test]
+fn a_memory_limit_that_cannot_hold_the_server_is_refused() {
+    for (vars, expected) in [
+        (
+            vec![("FORUMDEX_MEMORY_LIMIT", "100MiB")],
+            "memory_limit must be at least 256MiB",
+        ),
+        (vec![("FORUMDEX_MEMORY_LIMIT", "lots")], "is not a size"),
+        (vec![("FORUMDEX_MEMORY_LIMIT", "1.5 PB")], "is not a size"),
+        (vec![("FORUMDEX_MEMORY_LIMIT", "-1GiB")], "is not a size"),
+        (vec![("FORUMDEX_MEMORY_LIMIT", "0.3")], "is not a size"),
+        (
+            vec![
+                ("FORUMDEX_MEMORY_LIMIT", "512MiB"),
+                ("FORUMDEX_MAX_BLOCKING_THREADS", "17"),
+            ],
+            "max_blocking_threads = 17 does not fit memory_limit = 512 MiB (at most 16",
+        ),
+        (
+            vec![("FORUMDEX_MAX_BLOCKING_THREADS", "0")],
+            "max_blocking_threads must be at least 1",
+        ),
+    ] {
+        let err = format!("{:#}", from_env(&vars).unwrap_err());
+        assert!(err.contains(expected), "{vars:?}: {err}");
+    }
+}

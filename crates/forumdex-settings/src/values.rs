@@ -81,3 +81,46 @@ pub(crate) fn url_or(
     }
     Ok(url)
 }
+
+/// A size in bytes: a whole number of bytes, or a number with a binary unit (`512MiB`,
+/// `1.5GiB`, `2 GiB`; `KiB`, `MiB`, `GiB`, `TiB`, or `K`, `M`, `G`, `T` for the same).
+pub(crate) fn byte_size<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Size {
+        Bytes(u64),
+        Text(String),
+    }
+    match Size::deserialize(deserializer)? {
+        Size::Bytes(bytes) => Ok(bytes),
+        Size::Text(text) => parse_byte_size(&text).map_err(serde::de::Error::custom),
+    }
+}
+
+/// `text` as [`byte_size`] reads it.
+pub(crate) fn parse_byte_size(text: &str) -> Result<u64, String> {
+    let invalid = || {
+        format!(
+            "{text:?} is not a size: give bytes, or a number with KiB, MiB, GiB or TiB (1.5GiB)"
+        )
+    };
+    let trimmed = text.trim();
+    let split = trimmed
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kib" => 10,
+        "m" | "mib" => 20,
+        "g" | "gib" => 30,
+        "t" | "tib" => 40,
+        _ => return Err(invalid()),
+    };
+    let value: f64 = number.parse().map_err(|_| invalid())?;
+    let bytes = value * (1u64 << shift) as f64;
+    if !bytes.is_finite() || bytes < 0.0 || bytes >= u64::MAX as f64 || bytes.fract() != 0.0 {
+        return Err(invalid());
+    }
+    Ok(bytes as u64)
+}

@@ -43,6 +43,10 @@ impl SqliteCorpusStore {
     /// The file name of the corpus database inside a data folder.
     pub const FILE_NAME: &'static str = "corpus.sqlite";
 
+    /// The page cache of each read connection unless [`Self::with_reader_cache`] sets
+    /// another: 64 MiB.
+    pub const DEFAULT_READER_CACHE_KIB: u32 = 65_536;
+
     /// Opens (creating and migrating when needed) the corpus of the data folder `data_dir`,
     /// on the system clock ([`Self::with_clock`] gives it another).
     pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
@@ -60,6 +64,22 @@ impl SqliteCorpusStore {
             writer: Mutex::new(Some(conn)),
             clock: SystemClock::shared(),
         })
+    }
+
+    /// The store with a page cache of `kib` KiB on each read connection instead of
+    /// [`Self::DEFAULT_READER_CACHE_KIB`]: a server sizes it from its `memory_limit`, since
+    /// every request in flight may hold a read connection.
+    pub fn with_reader_cache(self, kib: u32) -> Self {
+        let setup = Setup {
+            cache_kib: Some(kib),
+            ..SETUP
+        };
+        Self {
+            readers: Pool::new(self.path.clone(), MAX_IDLE_READERS, move |path: &Path| {
+                crate::connect(path, &setup).map_err(map_err)
+            }),
+            ..self
+        }
     }
 
     /// The store on `clock`, which dates the commits of import batches.
@@ -255,12 +275,12 @@ fn migrate_once(
 /// The page cache of the one writer connection (256 MiB; readers keep 64 MiB each).
 const WRITER_CACHE: &str = "PRAGMA cache_size = -262144;";
 
-/// The corpus database's connections: a 64 MiB page cache each, temporary structures in
-/// memory; a read-only file is found by the writer (`with_writer_as`), readers may read it.
+/// The corpus database's connections: a 64 MiB page cache each (readers: unless the store
+/// is given another), temporary structures in memory; a read-only file is found by the writer (`with_writer_as`), readers may read it.
 const SETUP: Setup = Setup {
     name: "corpus",
     busy_timeout: Duration::from_secs(5),
-    cache_kib: Some(65_536),
+    cache_kib: Some(SqliteCorpusStore::DEFAULT_READER_CACHE_KIB),
     temp_in_memory: true,
     foreign_keys: false,
     manual_checkpoints: false,

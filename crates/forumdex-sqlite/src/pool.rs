@@ -13,10 +13,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
 /// Opens a connection to the database at a path, configured for its store.
-pub type Connect<E> = fn(&Path) -> Result<Connection, E>;
+pub type Connect<E> = Box<dyn Fn(&Path) -> Result<Connection, E> + Send + Sync>;
 
 /// A pool of connections to one database file.
-#[derive(Debug)]
 pub struct Pool<E> {
     path: PathBuf,
     connect: Connect<E>,
@@ -24,13 +23,27 @@ pub struct Pool<E> {
     idle: Mutex<Vec<Connection>>,
 }
 
+impl<E> std::fmt::Debug for Pool<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pool")
+            .field("path", &self.path)
+            .field("max_idle", &self.max_idle)
+            .field("idle", &self.idle_count())
+            .finish_non_exhaustive()
+    }
+}
+
 impl<E> Pool<E> {
     /// A pool for the database at `path`, opening connections with `connect` and keeping at
     /// most `max_idle` of them between uses.
-    pub fn new(path: impl Into<PathBuf>, max_idle: usize, connect: Connect<E>) -> Self {
+    pub fn new(
+        path: impl Into<PathBuf>,
+        max_idle: usize,
+        connect: impl Fn(&Path) -> Result<Connection, E> + Send + Sync + 'static,
+    ) -> Self {
         Self {
             path: path.into(),
-            connect,
+            connect: Box::new(connect),
             max_idle,
             idle: Mutex::new(Vec::new()),
         }

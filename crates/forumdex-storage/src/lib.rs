@@ -129,6 +129,7 @@ pub struct Corpus {
 pub struct Storage {
     settings: StorageSettings,
     clock: SharedClock,
+    reader_cache_kib: Option<u32>,
 }
 
 impl Storage {
@@ -138,6 +139,16 @@ impl Storage {
         Self {
             settings,
             clock: SystemClock::shared(),
+            reader_cache_kib: None,
+        }
+    }
+
+    /// The factory whose embedded corpus gives each read connection a page cache of `kib`
+    /// KiB (a server sizes it from its `memory_limit`); the store's default otherwise.
+    pub fn with_reader_cache(self, kib: u32) -> Self {
+        Self {
+            reader_cache_kib: Some(kib),
+            ..self
         }
     }
 
@@ -162,11 +173,13 @@ impl Storage {
     pub fn corpus(&self) -> anyhow::Result<Corpus> {
         match &self.settings.kind {
             StorageKind::Embedded => {
-                let store = Arc::new(
-                    SqliteCorpusStore::open(self.data_dir())
-                        .with_context(|| format!("opening the corpus in {}", self.where_()))?
-                        .with_clock(self.clock()),
-                );
+                let mut store = SqliteCorpusStore::open(self.data_dir())
+                    .with_context(|| format!("opening the corpus in {}", self.where_()))?
+                    .with_clock(self.clock());
+                if let Some(kib) = self.reader_cache_kib {
+                    store = store.with_reader_cache(kib);
+                }
+                let store = Arc::new(store);
                 Ok(Corpus {
                     read: store.clone(),
                     write: store.clone(),

@@ -35,8 +35,14 @@ pub fn serve(
     settings: Settings,
     ready: impl FnOnce(&Server),
 ) -> anyhow::Result<()> {
+    tracing::info!(
+        memory_limit_mib = settings.server.memory_limit >> 20,
+        blocking_threads = settings.server.blocking_threads(),
+        read_cache_kib_per_connection = settings.server.reader_cache_kib(),
+        "sized from memory_limit"
+    );
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .max_blocking_threads(settings.server.max_blocking_threads)
+        .max_blocking_threads(settings.server.blocking_threads())
         .enable_all()
         .build()
         .context("starting the async runtime")?;

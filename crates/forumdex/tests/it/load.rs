@@ -1,6 +1,6 @@
 //! A burst of concurrent requests on a real `forumdex serve`: the blocking pool stays within
-//! `max_blocking_threads` (asserted on the process's thread count, not on timings), and every
-//! request is answered.
+//! `max_blocking_threads`, or within what `memory_limit` holds when that is not set
+//! (asserted on the process's thread count, not on timings), and every request is answered.
 
 use std::path::Path;
 
@@ -19,6 +19,18 @@ fn threads(pid: u32) -> usize {
 
 #[test]
 fn a_burst_of_requests_never_grows_the_blocking_pool_past_its_bound() {
+    burst_within(3, &[("FORUMDEX_MAX_BLOCKING_THREADS", "3")]);
+}
+
+#[test]
+fn a_burst_stays_within_the_threads_memory_limit_holds() {
+    // 256 MiB holds 8 blocking threads of 16 MiB in its half.
+    burst_within(8, &[("FORUMDEX_MEMORY_LIMIT", "256MiB")]);
+}
+
+/// Starts a server with `env`, sends 48 clients x 4 requests, and checks every request was
+/// answered and the process gained at most `bound` threads.
+fn burst_within(bound: usize, env: &[(&str, &str)]) {
     if !Path::new("/proc/self/status").exists() {
         eprintln!("skipped: no /proc to count threads in");
         return;
@@ -38,14 +50,9 @@ fn a_burst_of_requests_never_grows_the_blocking_pool_past_its_bound() {
     );
     let key = json_ok(&data, &["keys", "create", "--account", "1"]);
     let key = key["key"].as_str().expect("a key").to_owned();
-    let bound = 3;
-    let server = ServeProcess::start_with(
-        &data,
-        &[
-            ("FORUMDEX_MAX_BLOCKING_THREADS", &bound.to_string()),
-            ("FORUMDEX_RATE_LIMIT_PER_MINUTE", "1000000"),
-        ],
-    );
+    let mut env = env.to_vec();
+    env.push(("FORUMDEX_RATE_LIMIT_PER_MINUTE", "1000000"));
+    let server = ServeProcess::start_with(&data, &env);
     let (status, _) = get(server.addr, "/api/v1/posts/1", &key).expect("an answer");
     assert!(status == 200 || status == 404, "{status}");
     let before = threads(server.pid());
