@@ -6,7 +6,7 @@
 //! fdx-load walk  --addr A --key K --topic T --out DIR [--keep 50]
 //!                                                pages-start.paths, pages-end.paths (cursors)
 //! fdx-load run   --addr A --key K --paths FILE [--concurrency 8] [--seconds 20]
-//!                [--warmup 3] [--pid PID] [--label NAME]
+//!                [--warmup 3] [--pid PID] [--label NAME] [--reconnect yes]
 //! ```
 //!
 //! `run` keeps `concurrency` keep-alive connections busy (closed loop: each sends its next
@@ -14,7 +14,10 @@
 //! prints one JSON line: requests/s, non-200 answers, p50/p99/p99.9/max latency in ms, the
 //! CPU time the server (process `pid`) and this client spent per request while measuring
 //! (a figure that other work on the machine does not inflate, unlike requests/s), and the
-//! largest resident memory of the server, sampled every 100 ms.
+//! largest resident memory of the server, sampled every 100 ms. It also counts the answers
+//! by status. With `--reconnect yes` (the soak run, where a node is killed and restarted) a
+//! connection that fails is counted under `connection_errors` and opened again after 100 ms,
+//! instead of ending the run.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -202,6 +205,11 @@ async fn run(options: &Options) -> anyhow::Result<()> {
     let seconds = options.number("seconds", 20)?;
     let warmup = options.number("warmup", 3)?;
     let pid = options.0.get("pid").map(|p| p.parse::<u32>()).transpose()?;
+    let reconnect = match options.0.get("reconnect").map(String::as_str) {
+        None | Some("no") => false,
+        Some("yes") => true,
+        Some(other) => bail!("--reconnect: yes or no, got {other}"),
+    };
     let paths: Arc<Vec<String>> = Arc::new(
         std::fs::read_to_string(file)?
             .lines()
@@ -223,8 +231,9 @@ async fn run(options: &Options) -> anyhow::Result<()> {
             Arc::clone(&failures),
         );
         workers.push(tokio::spawn(async move {
-            let mut conn = Connection::open(&addr).await?;
+            let mut conn: Option<Connection> = None;
             let mut latencies = Latencies::default();
+            let mut statuses = HashMap::<String, u64>::new();
             let mut next = worker * paths.len() / concurrency.max(1);
             loop {
                 let path = &paths[next % paths.len()];
@@ -233,8 +242,25 @@ async fn run(options: &Options) -> anyhow::Result<()> {
                 if sent >= stop_at {
                     break;
                 }
-                let response = conn.get(path, &key).await?;
+                let answer = match conn.as_mut() {
+                    Some(open) => open.get(path, &key).await,
+                    None => match Connection::open(&addr).await {
+                        Ok(open) => conn.insert(open).get(path, &key).await,
+                        Err(err) => Err(err),
+                    },
+                };
+                let response = match answer {
+                    Ok(response) => response,
+                    Err(_) if reconnect => {
+                        conn = None;
+                        *statuses.entry("connection_errors".to_owned()).or_default() += 1;
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                        continue;
+                    }
+                    Err(err) => return Err(err.into()),
+                };
                 if sent >= measure_from {
+                    *statuses.entry(response.status.to_string()).or_default() += 1;
                     latencies.record(sent.elapsed());
                     if response.status != 200 && failures.fetch_add(1, Ordering::Relaxed) == 0 {
                         eprintln!(
@@ -245,7 +271,7 @@ async fn run(options: &Options) -> anyhow::Result<()> {
                     }
                 }
             }
-            anyhow::Ok(latencies)
+            anyhow::Ok((latencies, statuses))
         }));
     }
     let done = Arc::new(AtomicBool::new(false));
@@ -273,8 +299,13 @@ async fn run(options: &Options) -> anyhow::Result<()> {
         })
     };
     let mut all = Latencies::default();
+    let mut statuses = std::collections::BTreeMap::<String, u64>::new();
     for worker in workers {
-        all.merge(worker.await??);
+        let (latencies, counted) = worker.await??;
+        all.merge(latencies);
+        for (status, count) in counted {
+            *statuses.entry(status).or_default() += count;
+        }
     }
     done.store(true, Ordering::Relaxed);
     let (max_rss, server_cpu, client_cpu) = sampler.await?;
@@ -287,6 +318,7 @@ async fn run(options: &Options) -> anyhow::Result<()> {
         "seconds": seconds,
         "requests": requests,
         "non_200": failures.load(Ordering::Relaxed),
+        "statuses": statuses,
         "rps": (requests as f64 / seconds as f64).round(),
         "p50_ms": all.quantile_ms(0.5),
         "p99_ms": all.quantile_ms(0.99),
