@@ -420,6 +420,15 @@ pub trait DeveloperStore: AccountStore {
         now: DateTime<Utc>,
     ) -> Result<Option<AccountId>, DeveloperError>;
 
+    /// Whether `consume_token` would accept the token now, without using it up (a link
+    /// checked when it is opened, used when its form is sent).
+    fn token_is_usable(
+        &self,
+        purpose: TokenPurpose,
+        token: &TokenHash,
+        now: DateTime<Utc>,
+    ) -> Result<bool, DeveloperError>;
+
     /// Opens a session expiring at `expires_at` at the latest.
     fn open_session(
         &self,

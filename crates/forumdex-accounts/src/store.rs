@@ -16,8 +16,9 @@ use crate::key::{ApiKey, KeyLifetime, KeyParseError, KeyStatus};
 /// The largest balance an account may hold (keeps every sum far from `i64` overflow).
 pub const MAX_BALANCE: u64 = 1_000_000_000_000_000;
 
-/// A loosely validated email address: non-empty, one `@` with text on both sides, no
-/// whitespace. Stored as given (trimmed).
+/// A validated email address: a plain `local@domain` as RFC 5322 allows it (checked by the
+/// `email_address` crate), without a display name, a quoted local part or a domain literal,
+/// at most 320 bytes. Stored as given (trimmed).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(transparent)]
 pub struct Email(String);
@@ -26,12 +27,12 @@ impl Email {
     /// Validates `s` (see the type docs).
     pub fn parse(s: &str) -> Result<Self, AccountError> {
         let text = s.trim();
-        let valid = !text.is_empty()
-            && text.len() <= 320
-            && !text.chars().any(|c| c.is_whitespace() || c.is_control())
-            && text
-                .split_once('@')
-                .is_some_and(|(local, domain)| !local.is_empty() && !domain.is_empty());
+        let options = email_address::Options::default()
+            .without_display_text()
+            .without_domain_literal();
+        let valid = text.len() <= 320
+            && !text.contains('"')
+            && email_address::EmailAddress::parse_with_options(text, options).is_ok();
         if valid {
             Ok(Self(text.to_owned()))
         } else {
@@ -302,4 +303,48 @@ pub trait AccountStore: Send + Sync {
     /// stored hash (compared in constant time), then revocation and expiry at `now`.
     fn authenticate(&self, secret: &str, now: DateTime<Utc>)
     -> Result<AuthenticatedKey, AuthError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_mail_can_reach_are_taken_as_given_trimmed() {
+        for (given, kept) in [
+            ("dev@example.com", "dev@example.com"),
+            (
+                "  Dev.Name+tag@mail.example.co.uk ",
+                "Dev.Name+tag@mail.example.co.uk",
+            ),
+            ("o'brien@example.ie", "o'brien@example.ie"),
+        ] {
+            assert_eq!(Email::parse(given).expect(given).as_str(), kept);
+        }
+    }
+
+    #[test]
+    fn anything_else_is_refused() {
+        let long = format!("{}@example.com", "a".repeat(320));
+        for bad in [
+            "",
+            "not an address",
+            "<script>alert(1)</script>@example.test",
+            "Dev <dev@example.com>",
+            "dev@[127.0.0.1]",
+            "\"quoted local\"@example.com",
+            "dev@exa mple.com",
+            "dev@@example.com",
+            "@example.com",
+            "dev@",
+            "dev@exa\u{7}mple.com",
+            "dev@-example.com",
+            long.as_str(),
+        ] {
+            assert!(
+                matches!(Email::parse(bad), Err(AccountError::InvalidEmail(_))),
+                "{bad:?} was accepted"
+            );
+        }
+    }
 }

@@ -6,7 +6,9 @@
 //! conversions below only classify, they do not log.
 
 use std::net::IpAddr;
+use std::sync::Arc;
 
+use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use forumdex_accounts::{AccountError, AuthError, RateDecision, RateLimitError};
@@ -14,6 +16,7 @@ use forumdex_corpus::StoreError;
 use forumdex_images::ObjectError;
 use forumdex_search::SearchError;
 
+use crate::app::App;
 use crate::cursor::ResumeError;
 use forumdex_types::ErrorBody;
 
@@ -276,9 +279,24 @@ impl From<ResumeError> for ApiError {
     }
 }
 
-/// The fallback of the router: an unknown route.
-pub async fn not_found() -> ApiError {
-    ApiError::NotFound("no such route".to_owned())
+/// The fallback of the router: an unknown route. A browser asking for a page outside
+/// `/api/` (its `Accept` names HTML) gets the dashboard's HTML "not found"; every other
+/// client the API's JSON 404.
+pub async fn not_found(
+    State(app): State<Arc<App>>,
+    uri: axum::http::Uri,
+    headers: axum::http::HeaderMap,
+) -> Response {
+    let wants_page = !uri.path().starts_with("/api/")
+        && headers
+            .get(header::ACCEPT)
+            .and_then(|accept| accept.to_str().ok())
+            .is_some_and(|accept| accept.contains("text/html"));
+    if wants_page {
+        forumdex_dashboard::not_found_page(&app.dashboard)
+    } else {
+        ApiError::NotFound("no such route".to_owned()).into_response()
+    }
 }
 
 /// What the overload and timeout layers answer.

@@ -21,6 +21,28 @@ pub enum Flash {
     Error(String),
 }
 
+/// The title of the API reference page (`/docs`).
+pub const DOCS_TITLE: &str = "API reference";
+
+/// The signed-in navigation: each link, its label, and the titles of the pages it is the
+/// current section for (marked `aria-current="page"`).
+const SECTIONS: [(&str, &str, &[&str]); 6] = [
+    ("/dashboard", "Overview", &["Overview"]),
+    (
+        "/dashboard/keys",
+        "Keys",
+        &["API keys", "Key settings", "Your new key"],
+    ),
+    ("/dashboard/usage", "Usage", &["Usage"]),
+    (
+        "/dashboard/billing",
+        "Billing",
+        &["Billing", "Test checkout"],
+    ),
+    ("/dashboard/activity", "Activity", &["Activity"]),
+    ("/docs", "API docs", &[DOCS_TITLE]),
+];
+
 /// The whole document: `title` (the page's name), the header for `nav` (signed in) or for
 /// visitors, `flash`, then `content`.
 pub fn page(title: &str, nav: Option<&Nav>, flash: Option<&Flash>, content: Markup) -> Markup {
@@ -35,28 +57,27 @@ pub fn page(title: &str, nav: Option<&Nav>, flash: Option<&Flash>, content: Mark
                 script src="/assets/dashboard.js" defer {}
             }
             body {
+                a.skip href="#content" { "Skip to content" }
                 header.site {
                     a.brand href="/" { "forumdex" }
                     nav {
                         @if let Some(nav) = nav {
-                            a href="/dashboard" { "Overview" }
-                            a href="/dashboard/keys" { "Keys" }
-                            a href="/dashboard/usage" { "Usage" }
-                            a href="/dashboard/billing" { "Billing" }
-                            a href="/dashboard/activity" { "Activity" }
-                            a href="/docs" { "API docs" }
+                            @for (href, label, titles) in SECTIONS {
+                                a href=(href) aria-current=[titles.contains(&title).then_some("page")] { (label) }
+                            }
+                            span.who { (nav.email) }
                             form #logout method="post" action="/logout" {
                                 input type="hidden" name="csrf" value=(nav.csrf);
-                                button.link type="submit" title=(format!("Signed in as {}", nav.email)) { "Sign out" }
+                                button.link type="submit" { "Sign out" }
                             }
                         } @else {
-                            a href="/docs" { "API docs" }
+                            a href="/docs" aria-current=[(title == DOCS_TITLE).then_some("page")] { "API docs" }
                             a #login href="/login" { "Sign in" }
                             a #signup.button href="/signup" { "Sign up" }
                         }
                     }
                 }
-                main {
+                main #content tabindex="-1" {
                     @match flash {
                         Some(Flash::Success(text)) => p.flash.success role="status" { (text) },
                         Some(Flash::Error(text)) => p.flash.error role="alert" { (text) },

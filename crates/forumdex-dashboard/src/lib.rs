@@ -121,6 +121,13 @@ impl Dashboard {
 /// Password hashes computed at once.
 pub const HASHES_AT_ONCE: usize = 4;
 
+/// What a browser gets for an address nothing answers: the HTML "not found" page with the
+/// pages' security headers (the server answers other clients with the API's JSON 404).
+pub fn not_found_page(dashboard: &Dashboard) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    session::secure(dashboard, error::PageError::NotFound.into_response())
+}
+
 /// The dashboard's routes (the server merges them beside the API and adds its layers); `S`
 /// is the state type of the router they join.
 pub fn router<S: Clone + Send + Sync + 'static>(dashboard: Arc<Dashboard>) -> Router<S> {
@@ -170,5 +177,6 @@ pub fn router<S: Clone + Send + Sync + 'static>(dashboard: Arc<Dashboard>) -> Ro
         .route("/webhooks/payments", post(webhooks::receive))
         .route("/assets/dashboard.css", get(assets::stylesheet))
         .route("/assets/dashboard.js", get(assets::script))
+        .route("/favicon.ico", get(assets::favicon))
         .with_state(dashboard)
 }

@@ -204,7 +204,11 @@ pub async fn security_headers(
     request: Request,
     next: Next,
 ) -> Response {
-    let mut response = next.run(request).await;
+    secure(&dashboard, next.run(request).await)
+}
+
+/// `response` with the pages' security headers ([`security_headers`]).
+pub fn secure(dashboard: &Dashboard, mut response: Response) -> Response {
     let checkout = if matches!(dashboard.payments, crate::Payments::Stripe(_)) {
         " https://checkout.stripe.com"
     } else {

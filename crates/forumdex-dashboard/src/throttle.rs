@@ -1,6 +1,8 @@
-//! Sign-in throttling: failed attempts counted per client address and per account in a
-//! sliding window; past the limit, attempts are refused (429) until the oldest failure leaves
-//! the window. Mail-sending forms (sign-up, password reset, resending verification) are
+//! Sign-in throttling: failed attempts counted per client address, and per account from
+//! each client address, in a sliding window; past the limit, attempts are refused (429) until
+//! the oldest failure leaves the window. An account's counts are kept per source so that a
+//! stranger guessing its password locks out only themselves, never the owner; a completed
+//! password reset clears them. Mail-sending forms (sign-up, password reset, resending verification) are
 //! counted per address the same way.
 //!
 //! The counts live in the process (each node of a deployment counts its own); nothing is
@@ -13,7 +15,7 @@ use chrono::{DateTime, Duration, Utc};
 
 /// Failed sign-ins allowed per address in [`window`].
 pub const FAILURES_PER_ADDRESS: usize = 20;
-/// Failed sign-ins allowed per account in [`window`].
+/// Failed sign-ins allowed per account from one client address in [`window`].
 pub const FAILURES_PER_ACCOUNT: usize = 5;
 /// Mails one address may have sent in [`window`].
 pub const MAILS_PER_ADDRESS: usize = 5;
@@ -30,8 +32,13 @@ pub fn window() -> Duration {
 pub enum Bucket {
     /// Failed sign-ins from a client address.
     Address(String),
-    /// Failed sign-ins to an account (by lower-case email).
-    Account(String),
+    /// Failed sign-ins to an account (by lower-case email) from a client address.
+    Account {
+        /// The account's lower-case email.
+        email: String,
+        /// The client address.
+        source: String,
+    },
     /// Mails requested from a client address.
     Mail(String),
 }
@@ -40,7 +47,7 @@ impl Bucket {
     fn limit(&self) -> usize {
         match self {
             Self::Address(_) => FAILURES_PER_ADDRESS,
-            Self::Account(_) => FAILURES_PER_ACCOUNT,
+            Self::Account { .. } => FAILURES_PER_ACCOUNT,
             Self::Mail(_) => MAILS_PER_ADDRESS,
         }
     }
@@ -104,6 +111,15 @@ impl Throttle {
         let mut attempts = self.attempts.lock().unwrap_or_else(|e| e.into_inner());
         attempts.remove(bucket);
     }
+
+    /// Forgets the failed sign-ins to the account of `email` from every address (after its
+    /// owner completed a password reset).
+    pub fn clear_account(&self, email: &str) {
+        let email = email.to_lowercase();
+        let mut attempts = self.attempts.lock().unwrap_or_else(|e| e.into_inner());
+        attempts
+            .retain(|bucket, _| !matches!(bucket, Bucket::Account { email: e, .. } if *e == email));
+    }
 }
 
 /// "3 minutes" for a wait, rounded up.
@@ -124,7 +140,10 @@ mod tests {
     fn refuses_past_the_limit_until_the_window_moves() {
         let throttle = Throttle::default();
         let t0 = DateTime::<Utc>::from_timestamp(1_700_000_000, 0).unwrap();
-        let account = Bucket::Account("a@example.com".to_owned());
+        let account = Bucket::Account {
+            email: "a@example.com".to_owned(),
+            source: "192.0.2.1".to_owned(),
+        };
         for i in 0..FAILURES_PER_ACCOUNT {
             assert!(throttle.check(&account, t0).is_ok(), "attempt {i}");
             throttle.record(account.clone(), t0 + Duration::seconds(i as i64));
@@ -138,9 +157,55 @@ mod tests {
                 .check(&account, t0 + window() + Duration::seconds(1))
                 .is_ok()
         );
-        let other = Bucket::Account("b@example.com".to_owned());
+        let other = Bucket::Account {
+            email: "b@example.com".to_owned(),
+            source: "192.0.2.1".to_owned(),
+        };
         assert!(throttle.check(&other, t0).is_ok());
+        let elsewhere = Bucket::Account {
+            email: "a@example.com".to_owned(),
+            source: "198.51.100.7".to_owned(),
+        };
+        assert!(
+            throttle.check(&elsewhere, t0).is_ok(),
+            "the owner, elsewhere, is not locked out"
+        );
         throttle.clear(&account);
         assert!(throttle.check(&account, t0 + Duration::minutes(1)).is_ok());
+    }
+
+    #[test]
+    fn a_reset_clears_the_account_from_every_address() {
+        let throttle = Throttle::default();
+        let t0 = DateTime::<Utc>::from_timestamp(1_700_000_000, 0).unwrap();
+        let from = |email: &str, source: &str| Bucket::Account {
+            email: email.to_owned(),
+            source: source.to_owned(),
+        };
+        for source in ["192.0.2.1", "192.0.2.2"] {
+            for _ in 0..FAILURES_PER_ACCOUNT {
+                throttle.record(from("a@example.com", source), t0);
+            }
+        }
+        for _ in 0..FAILURES_PER_ACCOUNT {
+            throttle.record(from("b@example.com", "192.0.2.1"), t0);
+        }
+        throttle.clear_account("A@Example.com");
+        assert!(
+            throttle
+                .check(&from("a@example.com", "192.0.2.1"), t0)
+                .is_ok()
+        );
+        assert!(
+            throttle
+                .check(&from("a@example.com", "192.0.2.2"), t0)
+                .is_ok()
+        );
+        assert!(
+            throttle
+                .check(&from("b@example.com", "192.0.2.1"), t0)
+                .is_err(),
+            "another account's count stays"
+        );
     }
 }

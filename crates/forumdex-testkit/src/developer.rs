@@ -281,9 +281,39 @@ pub fn tokens_are_single_use<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
         .issue_token(purpose, &theirs, other, t0(), mins(60))
         .expect("issue");
 
+    assert!(
+        store
+            .token_is_usable(purpose, &token, mins(1))
+            .expect("peek"),
+        "a fresh token is usable"
+    );
+    assert!(
+        store
+            .token_is_usable(purpose, &token, mins(1))
+            .expect("peek again"),
+        "looking does not use it up"
+    );
+    assert!(
+        !store
+            .token_is_usable(TokenPurpose::ResetPassword, &token, mins(1))
+            .expect("peek"),
+        "only for its purpose"
+    );
+    assert!(
+        !store
+            .token_is_usable(purpose, &token, mins(60))
+            .expect("peek"),
+        "not once expired"
+    );
     assert_eq!(
         store.consume_token(purpose, &token, mins(1)).expect("use"),
         Some(id)
+    );
+    assert!(
+        !store
+            .token_is_usable(purpose, &token, mins(1))
+            .expect("peek"),
+        "not once used"
     );
     assert_eq!(
         store

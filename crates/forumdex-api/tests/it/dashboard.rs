@@ -209,14 +209,33 @@ async fn a_developer_signs_up_verifies_creates_a_key_calls_and_tops_up() {
     let browser = developer(&app, "dev@example.com").await;
     let overview = get(&app, "/dashboard", Some(&browser)).await;
     assert_eq!(text_of(&overview.body, "balance"), "2");
-    assert!(overview.body.contains("id=\"low-balance\""));
+    assert!(
+        !overview.body.contains("id=\"low-balance\""),
+        "a new account's sign-up credit is not running out"
+    );
 
     let (key_id, secret) = create_key(&app, &browser, "").await;
-    for _ in 0..2 {
-        assert_eq!(app.get(POST, Some(&secret)).await.status(), 200);
-    }
+    assert_eq!(app.get(POST, Some(&secret)).await.status(), 200);
+    let low = get(&app, "/dashboard", Some(&browser)).await;
+    assert!(
+        low.body.contains("Your balance is low: 1 credits"),
+        "{}",
+        low.body
+    );
+    assert_eq!(app.get(POST, Some(&secret)).await.status(), 200);
     let refused = app.get(POST, Some(&secret)).await;
     assert_eq!(refused.status(), 402);
+    for path in ["/dashboard", "/dashboard/billing"] {
+        let empty = get(&app, path, Some(&browser)).await;
+        assert!(
+            empty
+                .body
+                .contains("Your balance is 0 credits: requests are answered 402 until you top up."),
+            "{path}: {}",
+            empty.body
+        );
+        assert!(!empty.body.contains("is low"), "{path}");
+    }
     let body: serde_json::Value = refused.json().await.unwrap();
     assert_eq!(body["topupUrl"], "http://127.0.0.1:9/dashboard/billing");
 
@@ -230,6 +249,13 @@ async fn a_developer_signs_up_verifies_creates_a_key_calls_and_tops_up() {
     assert!(
         usage.body.contains("<td>402</td><td class=\"num\">1</td>"),
         "{}",
+        usage.body
+    );
+    assert!(
+        usage.body.contains(&format!(
+            "<td><a href=\"/dashboard/keys/{key_id}\">laptop <code class=\"faint\">{key_id}</code></a></td>"
+        )),
+        "keys by name, the id beside: {}",
         usage.body
     );
     let csv = get(&app, "/dashboard/usage.csv", Some(&browser)).await;
@@ -277,6 +303,24 @@ async fn a_developer_signs_up_verifies_creates_a_key_calls_and_tops_up() {
     assert_eq!(text_of(&billing.body, "balance"), "50");
     assert!(billing.body.contains("Payment received: 50 credits"));
     assert_eq!(app.get(POST, Some(&secret)).await.status(), 200);
+    let closed = get(&app, &path, Some(&browser)).await;
+    assert!(
+        closed.body.contains("This checkout is closed (paid)"),
+        "{}",
+        closed.body
+    );
+    assert!(
+        !closed.body.contains("id=\"pay\""),
+        "a paid checkout offers nothing to choose"
+    );
+    let again = post(
+        &app,
+        &path,
+        Some(&browser),
+        &[("csrf", &browser.csrf), ("outcome", "fail")],
+    )
+    .await;
+    assert_eq!(again.status, 400);
 
     // Renew, rename, then revoke: the next API request is refused.
     let key_path = format!("/dashboard/keys/{key_id}");
@@ -296,11 +340,30 @@ async fn a_developer_signs_up_verifies_creates_a_key_calls_and_tops_up() {
     )
     .await;
     assert!(renamed.body.contains("server"));
-    let revoked = post(
+    let unconfirmed = post(
         &app,
         &format!("{key_path}/revoke"),
         Some(&browser),
         &[("csrf", &browser.csrf)],
+    )
+    .await;
+    assert_eq!(unconfirmed.status, 400, "revoking needs its box ticked");
+    assert!(
+        unconfirmed.body.contains("nothing was revoked"),
+        "{}",
+        unconfirmed.body
+    );
+    assert!(unconfirmed.body.contains("id=\"revoke-confirm\""));
+    assert_eq!(
+        app.get(POST, Some(&secret)).await.status(),
+        200,
+        "still active"
+    );
+    let revoked = post(
+        &app,
+        &format!("{key_path}/revoke"),
+        Some(&browser),
+        &[("csrf", &browser.csrf), ("confirm", "yes")],
     )
     .await;
     assert_eq!(revoked.status, 303);
@@ -441,6 +504,32 @@ async fn sign_up_never_tells_whether_an_address_is_taken() {
     )
     .await;
     assert_eq!(bad.status, 400);
+    // An address mail cannot be sent to is refused on the form, with what was typed kept
+    // (escaped), no mail sent and no account made.
+    let mails = mail_count(app.dir.path());
+    let script = post(
+        &app,
+        "/signup",
+        None,
+        &[
+            ("email", "<script>alert(1)</script>@example.test"),
+            ("password", PASSWORD),
+        ],
+    )
+    .await;
+    assert_eq!(script.status, 400);
+    assert!(
+        script.body.contains("Enter an email address"),
+        "{}",
+        script.body
+    );
+    assert!(script.body.contains("&lt;script&gt;"), "{}", script.body);
+    assert!(!script.body.contains("<script>alert"), "{}", script.body);
+    assert_eq!(
+        mail_count(app.dir.path()),
+        mails,
+        "no mail for a bad address"
+    );
     let mut files: Vec<_> = std::fs::read_dir(app.dir.path().join("outbox"))
         .unwrap()
         .map(|entry| entry.unwrap().path())
@@ -473,6 +562,15 @@ async fn sessions_expire_when_idle_and_end_everywhere() {
     )
     .await;
     assert_eq!(ended.status, 303);
+    let told = ended.location.expect("a redirect");
+    assert!(told.starts_with("/login?ended="), "{told}");
+    let login = get(&app, &told, None).await;
+    assert!(
+        login.body.contains("You were signed out everywhere: ")
+            && login.body.contains(" sessions ended, this one included."),
+        "it says what it did: {}",
+        login.body
+    );
     for browser in [&second, &third, &fourth] {
         assert_eq!(get(&app, "/dashboard", Some(browser)).await.status, 303);
     }
@@ -552,7 +650,7 @@ async fn another_accounts_key_is_not_found_and_stays_untouched() {
         &app,
         &format!("{path}/revoke"),
         Some(&mallory),
-        &[("csrf", &mallory.csrf)],
+        &[("csrf", &mallory.csrf), ("confirm", "yes")],
     )
     .await;
     assert_eq!(revoke.status, 404);
@@ -716,6 +814,23 @@ async fn a_password_reset_works_once_and_signs_out_everywhere() {
     )
     .await;
     assert_eq!(again.status, 400, "a used link is refused");
+    for (opened, what) in [
+        (link.clone(), "a used link"),
+        ("/password/reset?token=bogus".to_owned(), "a bogus link"),
+    ] {
+        let page = get(&app, &opened, None).await;
+        assert_eq!(page.status, 400, "{what} says so when opened");
+        assert!(
+            page.body
+                .contains("This link is invalid, was already used, or has expired."),
+            "{what}: {}",
+            page.body
+        );
+        assert!(
+            !page.body.contains("name=\"password\""),
+            "{what}: no form to fill in vain"
+        );
+    }
     let wrong = post(
         &app,
         "/login",
@@ -868,4 +983,313 @@ async fn public_pages_know_a_signed_in_developer() {
         );
         assert!(!page.body.contains("id=\"signup\""), "{path}");
     }
+}
+
+/// `path` asked for as a browser does (`Accept` naming HTML first).
+async fn browse(app: &TestApp, path: &str) -> Page {
+    let request = app.client.get(app.url(path)).header(
+        header::ACCEPT,
+        "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+    );
+    read(app.send(request).await.unwrap()).await
+}
+
+#[tokio::test]
+async fn browsers_get_an_html_not_found_and_api_clients_the_json_one() {
+    let app = app().await;
+    for path in ["/dashboard/nope", "/forgot", "/nope/deeper?x=1"] {
+        let page = browse(&app, path).await;
+        assert_eq!(page.status, 404, "{path}");
+        assert!(
+            page.headers[header::CONTENT_TYPE]
+                .to_str()
+                .unwrap()
+                .starts_with("text/html"),
+            "{path}"
+        );
+        assert!(page.body.contains("There is nothing here."), "{path}");
+        assert!(page.body.contains("href=\"/\""), "a way back: {path}");
+        assert!(
+            page.headers.contains_key(header::CONTENT_SECURITY_POLICY),
+            "the pages' security headers: {path}"
+        );
+        assert!(page.headers.contains_key("x-request-id"), "{path}");
+    }
+    // Under /api/ and for clients that do not ask for HTML: the contract's JSON body.
+    for (path, html) in [("/api/v1/nope", true), ("/dashboard/nope", false)] {
+        let page = if html {
+            browse(&app, path).await
+        } else {
+            get(&app, path, None).await
+        };
+        assert_eq!(page.status, 404, "{path}");
+        let body: serde_json::Value = serde_json::from_str(&page.body).expect("a JSON body");
+        assert_eq!(body["error"], "no such route", "{path}");
+        assert!(body["requestId"].is_string(), "{path}");
+    }
+}
+
+#[tokio::test]
+async fn the_icon_browsers_ask_for_is_served() {
+    let app = app().await;
+    let response = app
+        .send(app.client.get(app.url("/favicon.ico")))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()[header::CONTENT_TYPE], "image/x-icon");
+    let bytes = response.bytes().await.unwrap();
+    assert_eq!(&bytes[..4], &[0, 0, 1, 0], "an ICO header");
+    assert!(bytes.len() > 22, "with an image inside");
+}
+
+/// The `id` attributes of an HTML page, in order.
+fn ids_of(body: &str) -> Vec<&str> {
+    body.split(" id=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect()
+}
+
+#[tokio::test]
+async fn no_page_repeats_an_id() {
+    let app = app().await;
+    let mut pages = Vec::new();
+    for path in ["/", "/docs", "/login", "/signup", "/password/forgot"] {
+        pages.push((path.to_owned(), get(&app, path, None).await));
+    }
+    let browser = developer(&app, "ids@example.com").await;
+    let (key_id, _) = create_key(&app, &browser, "").await;
+    for path in [
+        "/".to_owned(),
+        "/docs".to_owned(),
+        "/dashboard".to_owned(),
+        "/dashboard/keys".to_owned(),
+        format!("/dashboard/keys/{key_id}"),
+        "/dashboard/usage".to_owned(),
+        "/dashboard/billing".to_owned(),
+        "/dashboard/activity".to_owned(),
+    ] {
+        let page = get(&app, &path, Some(&browser)).await;
+        pages.push((path, page));
+    }
+    for (path, page) in &pages {
+        assert_eq!(page.status, 200, "{path}");
+        let ids = ids_of(&page.body);
+        assert!(!ids.is_empty(), "{path} has ids to check");
+        let mut seen = std::collections::HashSet::new();
+        for id in &ids {
+            assert!(seen.insert(*id), "{path} repeats id {id:?}");
+        }
+    }
+}
+
+/// `POST path` with `form` from the client address `source` (named by `X-Forwarded-For`,
+/// which the app believes from this machine when its config trusts it).
+async fn post_from(app: &TestApp, source: &str, path: &str, form: &[(&str, &str)]) -> Page {
+    let request = app
+        .client
+        .post(app.url(path))
+        .header("sec-fetch-site", "same-origin")
+        .header("x-forwarded-for", source)
+        .form(form);
+    read(app.send(request).await.unwrap()).await
+}
+
+#[tokio::test]
+async fn a_stranger_guessing_a_password_locks_out_only_themselves_and_a_reset_lifts_it() {
+    let app = TestApp::with_config(&format!(
+        "{}trusted_proxies = [\"127.0.0.1\", \"::1\"]\n",
+        config()
+    ))
+    .await;
+    developer(&app, "dev@example.com").await;
+    let (stranger, owner) = ("203.0.113.9", "198.51.100.2");
+    let wrong = [("email", "dev@example.com"), ("password", "a guess")];
+    for _ in 0..5 {
+        assert_eq!(
+            post_from(&app, stranger, "/login", &wrong).await.status,
+            401
+        );
+    }
+    let locked = post_from(&app, stranger, "/login", &wrong).await;
+    assert_eq!(locked.status, 429);
+    assert!(
+        locked
+            .body
+            .contains("Too many failed sign-ins to this account from your network address"),
+        "{}",
+        locked.body
+    );
+    let right = [("email", "dev@example.com"), ("password", PASSWORD)];
+    let signed_in = post_from(&app, owner, "/login", &right).await;
+    assert_eq!(
+        signed_in.status, 303,
+        "the owner elsewhere: {}",
+        signed_in.body
+    );
+
+    // The owner's own mistakes lock their address out, until a completed reset.
+    for _ in 0..5 {
+        post_from(&app, owner, "/login", &wrong).await;
+    }
+    assert_eq!(post_from(&app, owner, "/login", &right).await.status, 429);
+    post_from(
+        &app,
+        owner,
+        "/password/forgot",
+        &[("email", "dev@example.com")],
+    )
+    .await;
+    let link = mailed_link(app.dir.path(), "/password/reset").await;
+    let token = link.split("token=").nth(1).unwrap().to_owned();
+    let new_password = "a brand new password";
+    let reset = post_from(
+        &app,
+        owner,
+        "/password/reset",
+        &[("token", &token), ("password", new_password)],
+    )
+    .await;
+    assert_eq!(reset.location.as_deref(), Some("/login?reset=1"));
+    let after = post_from(
+        &app,
+        owner,
+        "/login",
+        &[("email", "dev@example.com"), ("password", new_password)],
+    )
+    .await;
+    assert_eq!(
+        after.status, 303,
+        "the reset lifted the lock: {}",
+        after.body
+    );
+}
+
+#[tokio::test]
+async fn pages_mark_where_you_are_and_who_you_are() {
+    let app = app().await;
+    let anonymous = get(&app, "/docs", None).await;
+    assert!(
+        anonymous
+            .body
+            .contains("<a class=\"skip\" href=\"#content\">")
+    );
+    assert!(anonymous.body.contains("<main id=\"content\""));
+    assert!(
+        anonymous
+            .body
+            .contains("<a href=\"/docs\" aria-current=\"page\">API docs</a>"),
+        "{}",
+        anonymous.body
+    );
+    let browser = developer(&app, "where@example.com").await;
+    create_key(&app, &browser, "").await;
+    for (path, current) in [
+        ("/dashboard", "Overview"),
+        ("/dashboard/keys", "Keys"),
+        ("/dashboard/usage", "Usage"),
+        ("/dashboard/billing", "Billing"),
+        ("/dashboard/activity", "Activity"),
+    ] {
+        let page = get(&app, path, Some(&browser)).await;
+        assert_eq!(page.status, 200, "{path}");
+        assert_eq!(
+            page.body.matches("aria-current=\"page\"").count(),
+            1,
+            "one current section on {path}"
+        );
+        assert!(
+            page.body.contains(&format!(
+                "href=\"{path}\" aria-current=\"page\">{current}</a>"
+            )),
+            "{path}: {}",
+            page.body
+        );
+        assert!(
+            page.body
+                .contains("<span class=\"who\">where@example.com</span>"),
+            "the signed-in address in plain view on {path}"
+        );
+    }
+    let overview = get(&app, "/dashboard", Some(&browser)).await;
+    assert!(
+        overview.body.contains("With your active key ("),
+        "{}",
+        overview.body
+    );
+    assert!(!overview.body.contains("1 active keys"));
+}
+
+#[tokio::test]
+async fn a_refused_form_keeps_what_was_typed_and_marks_every_bad_entry() {
+    let app = app().await;
+    let browser = developer(&app, "typed@example.com").await;
+    let refused = post(
+        &app,
+        "/dashboard/keys",
+        Some(&browser),
+        &[
+            ("csrf", &browser.csrf),
+            ("name", "prod server"),
+            ("lifetime", "365d"),
+            ("allow", "10.0.0.0/8\n300.1.1.1\nnot-an-ip"),
+        ],
+    )
+    .await;
+    assert_eq!(refused.status, 400);
+    let body = &refused.body.replace("&quot;", "\"");
+    assert!(
+        body.contains("value=\"prod server\""),
+        "the name stays: {body}"
+    );
+    assert!(
+        body.contains("<option value=\"365d\" selected>"),
+        "the lifetime stays: {body}"
+    );
+    assert!(
+        body.contains("10.0.0.0/8\n300.1.1.1\nnot-an-ip</textarea>"),
+        "the allowlist stays as typed: {body}"
+    );
+    assert!(
+        body.contains(
+            "<p class=\"field-error\" id=\"allow-error\">\"300.1.1.1\", \"not-an-ip\" are not IPv4 or IPv6 addresses or CIDR ranges</p>"
+        ),
+        "every bad entry named beside the field: {body}"
+    );
+    assert!(
+        body.contains("aria-invalid=\"true\" aria-describedby=\"allow-error\""),
+        "the field marked and tied to its message: {body}"
+    );
+    assert!(
+        !body.contains("id=\"name-error\""),
+        "a good field is not marked"
+    );
+    let keys = app.store(|accounts| accounts.list_keys(account_of(&app, "typed@example.com")));
+    assert!(keys.unwrap().is_empty(), "nothing was created");
+
+    // The same on a key's settings: the typed list stays, each bad entry named.
+    let (key_id, _) = create_key(&app, &browser, "").await;
+    let path = format!("/dashboard/keys/{key_id}");
+    let bad = post(
+        &app,
+        &format!("{path}/allowlist"),
+        Some(&browser),
+        &[
+            ("csrf", &browser.csrf),
+            ("allow", "203.0.113.7, 10.0.0.0/33 ::1 bogus"),
+        ],
+    )
+    .await;
+    assert_eq!(bad.status, 400);
+    let body = bad.body.replace("&quot;", "\"");
+    assert!(
+        body.contains("203.0.113.7, 10.0.0.0/33 ::1 bogus</textarea>"),
+        "{body}"
+    );
+    assert!(
+        body.contains("\"10.0.0.0/33\", \"bogus\" are not IPv4 or IPv6 addresses"),
+        "{body}"
+    );
+    assert!(body.contains("aria-describedby=\"allow-error\""));
 }

@@ -74,12 +74,15 @@ pub struct LoginQuery {
     reset: Option<String>,
     #[serde(default)]
     verified: Option<String>,
+    /// `?ended=N` after "sign out everywhere": how many sessions it ended.
+    #[serde(default)]
+    ended: Option<u64>,
 }
 
 fn signup_content(email: &str) -> Markup {
     html! {
         h1 { "Create your forumdex account" }
-        form #signup.stack method="post" action="/signup" {
+        form #signup-form.stack method="post" action="/signup" {
             label for="email" { "Email" }
             input #email type="email" name="email" value=(email) required autocomplete="email";
             label for="password" { "Password" }
@@ -335,7 +338,7 @@ pub async fn resend_verification(
 fn login_content(email: &str, next: &str) -> Markup {
     html! {
         h1 { "Sign in" }
-        form #login.stack method="post" action="/login" {
+        form #login-form.stack method="post" action="/login" {
             input type="hidden" name="next" value=(next);
             label for="email" { "Email" }
             input #email type="email" name="email" value=(email) required autocomplete="email";
@@ -362,7 +365,12 @@ pub async fn login_form(Query(query): Query<LoginQuery>) -> Response {
             "Your address is confirmed. Sign in to create your first API key.".to_owned(),
         ))
     } else {
-        None
+        query.ended.map(|ended| {
+            Flash::Success(format!(
+                "You were signed out everywhere: {ended} {} ended, this one included.",
+                if ended == 1 { "session" } else { "sessions" }
+            ))
+        })
     };
     respond(
         StatusCode::OK,
@@ -409,14 +417,22 @@ pub async fn login(
         ));
     };
     let now = dashboard.clock.now();
-    let by_address = Bucket::Address(client_key(addr));
-    let by_account = Bucket::Account(email.as_str().to_lowercase());
-    for bucket in [&by_address, &by_account] {
+    let source = client_key(addr);
+    let by_account = Bucket::Account {
+        email: email.as_str().to_lowercase(),
+        source: source.clone(),
+    };
+    let by_address = Bucket::Address(source);
+    for (bucket, what) in [
+        (&by_address, "from your network address"),
+        (&by_account, "to this account from your network address"),
+    ] {
         if let Err(wait) = dashboard.throttle.check(bucket, now) {
             return Ok(refuse(
                 StatusCode::TOO_MANY_REQUESTS,
                 &format!(
-                    "Too many failed sign-ins. Try again in {}, or reset your password.",
+                    "Too many failed sign-ins {what}. Try again in {}, or reset your password: \
+                     a completed reset lifts this at once.",
                     describe_wait(wait)
                 ),
             ));
@@ -510,7 +526,7 @@ pub async fn logout_everywhere(
     signed_in.check_csrf(&form.csrf)?;
     let store = Arc::clone(&dashboard.store);
     let now = dashboard.clock.now();
-    blocking(move || {
+    let closed = blocking(move || {
         let closed = store.close_sessions(signed_in.account_id)?;
         store.record_activity(
             signed_in.account_id,
@@ -518,11 +534,11 @@ pub async fn logout_everywhere(
             &format!("{closed} sessions ended"),
             now,
         )?;
-        Ok(())
+        Ok(closed)
     })
     .await?;
     Ok(redirect_setting(
-        "/login",
+        &format!("/login?ended={closed}"),
         session::clear_cookie(&dashboard),
     ))
 }
@@ -588,13 +604,40 @@ fn reset_content(token: &str) -> Markup {
 }
 
 /// `GET /password/reset?token=`.
-pub async fn reset_form(Query(query): Query<TokenQuery>) -> Response {
-    respond(
+pub async fn reset_form(
+    State(dashboard): State<Arc<Dashboard>>,
+    Query(query): Query<TokenQuery>,
+) -> Result<Response, PageError> {
+    // Checked on open (without using it up), so a used or bogus link says so at once
+    // rather than after a new password was typed.
+    let store = Arc::clone(&dashboard.store);
+    let now = dashboard.clock.now();
+    let hash = TokenHash::of(&query.token);
+    let usable =
+        blocking(move || Ok(store.token_is_usable(TokenPurpose::ResetPassword, &hash, now)?))
+            .await?;
+    if !usable {
+        return Ok(expired_link());
+    }
+    Ok(respond(
         StatusCode::OK,
         "Choose a new password",
         None,
         None,
         reset_content(&query.token),
+    ))
+}
+
+/// The answer to a reset link that is invalid, used or expired.
+fn expired_link() -> Response {
+    respond(
+        StatusCode::BAD_REQUEST,
+        "Link expired",
+        None,
+        Some(&Flash::Error(
+            "This link is invalid, was already used, or has expired.".to_owned(),
+        )),
+        html! { p { a href="/password/forgot" { "Ask for a new link" } "." } },
     )
 }
 
@@ -620,7 +663,7 @@ pub async fn reset(
     let secret = form.password;
     let done = blocking(move || {
         let Some(account) = store.consume_token(TokenPurpose::ResetPassword, &hash, now)? else {
-            return Ok(false);
+            return Ok(None);
         };
         let stored = password::hash(&secret).map_err(PageError::Internal)?;
         store.set_password(account, &stored)?;
@@ -633,19 +676,13 @@ pub async fn reset(
             "password changed by email link",
             now,
         )?;
-        Ok(true)
+        Ok(Some(store.account(account)?.email))
     })
     .await?;
-    if !done {
-        return Ok(respond(
-            StatusCode::BAD_REQUEST,
-            "Link expired",
-            None,
-            Some(&Flash::Error(
-                "This link is invalid, was already used, or has expired.".to_owned(),
-            )),
-            html! { p { a href="/password/forgot" { "Ask for a new link" } "." } },
-        ));
-    }
+    let Some(email) = done else {
+        return Ok(expired_link());
+    };
+    // The owner proved they hold the address: failed sign-ins from anywhere stop counting.
+    dashboard.throttle.clear_account(email.as_str());
     Ok(Redirect::to("/login?reset=1").into_response())
 }

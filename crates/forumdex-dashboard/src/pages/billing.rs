@@ -16,7 +16,7 @@ use serde::Deserialize;
 
 use crate::error::{PageError, PageForm, blocking};
 use crate::layout::Flash;
-use crate::pages::overview::LOW_BALANCE;
+use crate::pages::overview::balance_banner;
 use crate::pages::webhooks::deliver;
 use crate::pages::{respond, when};
 use crate::session::SignedIn;
@@ -99,9 +99,7 @@ pub async fn page(
     let enabled = dashboard.payments.provider().is_some();
     let content = html! {
         h1 { "Billing" }
-        @if balance < LOW_BALANCE {
-            p.banner.warning { "Your balance is low. Requests are answered 402 once it reaches 0." }
-        }
+        (balance_banner(balance, dashboard.config.signup_credits))
         div.cards {
             div.card { h2 { "Balance" } p.figure #balance { (balance) } p { "credits · one per successful request" } }
         }
@@ -254,11 +252,15 @@ pub async fn test_checkout_page(
             dt { "Price" } dd { (format_money(topup.amount_cents, &topup.currency)) }
             dt { "Status" } dd { (status_badge(topup.status)) }
         }
-        form #test-checkout.buttons method="post" action=(format!("/dashboard/test-checkout/{}", topup.id)) {
-            input type="hidden" name="csrf" value=(signed_in.csrf);
-            button #pay type="submit" name="outcome" value="pay" { "Pay" }
-            button #fail.danger type="submit" name="outcome" value="fail" { "Fail" }
-            button #expire.link type="submit" name="outcome" value="expire" { "Expire" }
+        @if topup.status == TopupStatus::Pending {
+            form #test-checkout.buttons method="post" action=(format!("/dashboard/test-checkout/{}", topup.id)) {
+                input type="hidden" name="csrf" value=(signed_in.csrf);
+                button #pay type="submit" name="outcome" value="pay" { "Pay" }
+                button #fail.danger type="submit" name="outcome" value="fail" { "Fail" }
+                button #expire.link type="submit" name="outcome" value="expire" { "Expire" }
+            }
+        } @else {
+            p #checkout-closed { "This checkout is closed (" (topup.status.as_str()) "): there is nothing left to choose. " a href="/dashboard/billing" { "Back to billing" } }
         }
     };
     Ok(respond(
@@ -279,6 +281,12 @@ pub async fn test_checkout(
 ) -> Result<Response, PageError> {
     signed_in.check_csrf(&form.csrf)?;
     let (provider, topup) = test_order(&dashboard, &signed_in, topup_id).await?;
+    if topup.status != TopupStatus::Pending {
+        return Err(PageError::BadRequest(format!(
+            "This checkout is closed ({}): nothing was sent.",
+            topup.status.as_str()
+        )));
+    }
     let outcome = match form.outcome.as_str() {
         "pay" => TestOutcome::Pay,
         "fail" => TestOutcome::Fail,

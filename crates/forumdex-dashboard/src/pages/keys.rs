@@ -19,7 +19,7 @@ use serde::Deserialize;
 
 use crate::error::{PageError, PageForm, blocking};
 use crate::layout::Flash;
-use crate::pages::{CsrfForm, respond, when, when_or};
+use crate::pages::{respond, when, when_or};
 use crate::session::SignedIn;
 use crate::{ClientAddr, Dashboard};
 
@@ -75,20 +75,64 @@ fn status_badge(status: KeyStatus) -> Markup {
     html! { span class=(format!("badge status-{name}")) { (name) } }
 }
 
-/// Parses an allowlist typed by a person: entries separated by lines, commas or spaces.
+/// Parses an allowlist typed by a person: entries separated by lines, commas or spaces. A
+/// refusal names every entry that is not an address or range.
 fn parse_allowlist(text: &str) -> Result<Allowlist, String> {
-    let entries = text
+    let items: Vec<&str> = text
         .split(|c: char| c == ',' || c.is_whitespace())
         .filter(|item| !item.is_empty())
-        .map(|item| {
-            AllowEntry::parse(item)
-                .map_err(|_| format!("{item:?} is not an IPv4 or IPv6 address or CIDR range"))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    if entries.len() > 100 {
+        .collect();
+    let bad: Vec<String> = items
+        .iter()
+        .filter(|item| AllowEntry::parse(item).is_err())
+        .map(|item| format!("{item:?}"))
+        .collect();
+    match bad.as_slice() {
+        [] => {}
+        [one] => {
+            return Err(format!(
+                "{one} is not an IPv4 or IPv6 address or CIDR range"
+            ));
+        }
+        many => {
+            return Err(format!(
+                "{} are not IPv4 or IPv6 addresses or CIDR ranges",
+                many.join(", ")
+            ));
+        }
+    }
+    if items.len() > 100 {
         return Err("an allowlist holds at most 100 entries".to_owned());
     }
+    let entries = items.iter().filter_map(|item| AllowEntry::parse(item).ok());
     Ok(Allowlist::from_entries(entries))
+}
+
+/// The attributes and message of a field a form refused: `aria-invalid` and
+/// `aria-describedby` on the field (see [`refused_attrs`]), the message after it.
+fn field_error(id: &str, error: Option<&str>) -> Markup {
+    html! {
+        @if let Some(error) = error {
+            p.field-error id=(format!("{id}-error")) { (error) }
+        }
+    }
+}
+
+/// `aria-invalid` and `aria-describedby` values for a field `id` refused with `error`.
+fn refused_attrs(id: &str, error: Option<&str>) -> (Option<&'static str>, Option<String>) {
+    (error.map(|_| "true"), error.map(|_| format!("{id}-error")))
+}
+
+/// The create form as the developer left it after a refusal: what they typed and what was
+/// wrong with each field.
+#[derive(Debug, Default)]
+struct CreateDraft {
+    name: String,
+    lifetime: String,
+    allow: String,
+    name_error: Option<String>,
+    lifetime_error: Option<String>,
+    allow_error: Option<String>,
 }
 
 fn parse_lifetime(text: &str) -> Result<KeyLifetime, String> {
@@ -96,9 +140,10 @@ fn parse_lifetime(text: &str) -> Result<KeyLifetime, String> {
         .map_err(|_| "choose a lifetime from the list".to_owned())
 }
 
-fn lifetime_select(id: &str, selected: &str) -> Markup {
+fn lifetime_select(id: &str, selected: &str, error: Option<&str>) -> Markup {
+    let (invalid, described) = refused_attrs(id, error);
     html! {
-        select id=(id) name="lifetime" {
+        select id=(id) name="lifetime" aria-invalid=[invalid] aria-describedby=[described] {
             @for (value, label) in LIFETIMES {
                 option value=(value) selected[value == selected] { (label) }
             }
@@ -137,18 +182,30 @@ fn key_use(usage: &[UsageCount]) -> HashMap<KeyId, KeyUse> {
     by_key
 }
 
-fn create_form(csrf: &str) -> Markup {
+fn create_form(csrf: &str, draft: Option<&CreateDraft>) -> Markup {
+    let fresh = CreateDraft {
+        lifetime: "90d".to_owned(),
+        ..CreateDraft::default()
+    };
+    let draft = draft.unwrap_or(&fresh);
+    let (name_invalid, name_described) = refused_attrs("name", draft.name_error.as_deref());
+    let (allow_invalid, allow_described) = refused_attrs("allow", draft.allow_error.as_deref());
     html! {
         section.card {
             h2 { "Create a key" }
             form #create-key.stack method="post" action="/dashboard/keys" {
                 input type="hidden" name="csrf" value=(csrf);
                 label for="name" { "Name" }
-                input #name type="text" name="name" maxlength="200" placeholder="laptop, production, ...";
+                input #name type="text" name="name" maxlength="200" placeholder="laptop, production, ..."
+                    value=(draft.name) aria-invalid=[name_invalid] aria-describedby=[name_described];
+                (field_error("name", draft.name_error.as_deref()))
                 label for="lifetime" { "Expires after" }
-                (lifetime_select("lifetime", "90d"))
+                (lifetime_select("lifetime", &draft.lifetime, draft.lifetime_error.as_deref()))
+                (field_error("lifetime", draft.lifetime_error.as_deref()))
                 label for="allow" { "Allowed addresses (optional)" }
-                textarea #allow name="allow" rows="3" placeholder="203.0.113.7\n2001:db8::/32" {}
+                textarea #allow name="allow" rows="3" placeholder="203.0.113.7\n2001:db8::/32"
+                    aria-invalid=[allow_invalid] aria-describedby=[allow_described] { (draft.allow) }
+                (field_error("allow", draft.allow_error.as_deref()))
                 p.hint { "One IPv4 or IPv6 address or CIDR range per line. Empty: any address." }
                 button type="submit" { "Create key" }
             }
@@ -161,7 +218,7 @@ pub async fn list(
     State(dashboard): State<Arc<Dashboard>>,
     signed_in: SignedIn,
 ) -> Result<Response, PageError> {
-    render_list(&dashboard, &signed_in, StatusCode::OK, None).await
+    render_list(&dashboard, &signed_in, StatusCode::OK, None, None).await
 }
 
 async fn render_list(
@@ -169,6 +226,7 @@ async fn render_list(
     signed_in: &SignedIn,
     status: StatusCode,
     flash: Option<Flash>,
+    draft: Option<&CreateDraft>,
 ) -> Result<Response, PageError> {
     let store = Arc::clone(&dashboard.store);
     let now = dashboard.clock.now();
@@ -207,7 +265,7 @@ async fn render_list(
                 }
             }
         }
-        (create_form(&signed_in.csrf))
+        (create_form(&signed_in.csrf, draft))
     };
     Ok(respond(
         status,
@@ -225,18 +283,18 @@ pub async fn create(
     PageForm(form): PageForm<CreateForm>,
 ) -> Result<Response, PageError> {
     signed_in.check_csrf(&form.csrf)?;
-    let parsed = parse_lifetime(&form.lifetime)
-        .and_then(|lifetime| Ok((lifetime, parse_allowlist(&form.allow)?)));
-    let (lifetime, allow) = match parsed {
-        Ok(parsed) => parsed,
-        Err(why) => {
-            return render_list(
-                &dashboard,
-                &signed_in,
-                StatusCode::BAD_REQUEST,
-                Some(Flash::Error(why)),
-            )
-            .await;
+    let mut draft = CreateDraft {
+        name: form.name.clone(),
+        lifetime: form.lifetime.clone(),
+        allow: form.allow.clone(),
+        ..CreateDraft::default()
+    };
+    let (lifetime, allow) = match (parse_lifetime(&form.lifetime), parse_allowlist(&form.allow)) {
+        (Ok(lifetime), Ok(allow)) => (lifetime, allow),
+        (lifetime, allow) => {
+            draft.lifetime_error = lifetime.err();
+            draft.allow_error = allow.err();
+            return refuse_create(&dashboard, &signed_in, &draft).await;
         }
     };
     let new = NewKey {
@@ -251,7 +309,7 @@ pub async fn create(
         let created = match store.create_key(account, &new, now) {
             Ok(created) => created,
             Err(forumdex_accounts::AccountError::InvalidName(why)) => {
-                return Ok(Err(format!("invalid name: {why}")));
+                return Ok(Err(format!("This name cannot be used: {why}.")));
             }
             Err(err) => return Err(err.into()),
         };
@@ -267,13 +325,8 @@ pub async fn create(
     let created = match created {
         Ok(created) => created,
         Err(why) => {
-            return render_list(
-                &dashboard,
-                &signed_in,
-                StatusCode::BAD_REQUEST,
-                Some(Flash::Error(why)),
-            )
-            .await;
+            draft.name_error = Some(why);
+            return refuse_create(&dashboard, &signed_in, &draft).await;
         }
     };
     let secret = created.secret.expose_secret();
@@ -303,6 +356,25 @@ pub async fn create(
     ))
 }
 
+/// The keys page again with the create form as the developer left it, every refused field
+/// marked and named.
+async fn refuse_create(
+    dashboard: &Arc<Dashboard>,
+    signed_in: &SignedIn,
+    draft: &CreateDraft,
+) -> Result<Response, PageError> {
+    render_list(
+        dashboard,
+        signed_in,
+        StatusCode::BAD_REQUEST,
+        Some(Flash::Error(
+            "The key was not created: correct the fields marked below.".to_owned(),
+        )),
+        Some(draft),
+    )
+    .await
+}
+
 /// `?revoked=1` after a revocation.
 #[derive(Debug, Default, Deserialize)]
 pub struct DetailQuery {
@@ -321,7 +393,16 @@ pub async fn detail(
     let flash = query.revoked.map(|_| {
         Flash::Success("Revoked: the key is refused from the next request on.".to_owned())
     });
-    render_detail(&dashboard, &signed_in, addr, &key_id, StatusCode::OK, flash).await
+    render_detail(
+        &dashboard,
+        &signed_in,
+        addr,
+        &key_id,
+        StatusCode::OK,
+        flash,
+        None,
+    )
+    .await
 }
 
 async fn render_detail(
@@ -331,6 +412,7 @@ async fn render_detail(
     key_id: &str,
     status: StatusCode,
     flash: Option<Flash>,
+    allow_draft: Option<(&str, &str)>,
 ) -> Result<Response, PageError> {
     let store = Arc::clone(&dashboard.store);
     let account = signed_in.account_id;
@@ -368,7 +450,7 @@ async fn render_detail(
                 form #renew.inline method="post" action=(action("renew")) {
                     input type="hidden" name="csrf" value=(csrf);
                     label for="renew-lifetime" { "New lifetime" }
-                    (lifetime_select("renew-lifetime", &current_lifetime))
+                    (lifetime_select("renew-lifetime", &current_lifetime, None))
                     button type="submit" { "Renew" }
                 }
             }
@@ -378,7 +460,13 @@ async fn render_detail(
                 form #allowlist.stack method="post" action=(action("allowlist")) {
                     input type="hidden" name="csrf" value=(csrf);
                     label for="allow" { "One IPv4 or IPv6 address or CIDR range per line; empty allows any address" }
-                    textarea #allow name="allow" rows="4" { (key.allow.to_strings().join("\n")) }
+                    @let (typed, error) = match allow_draft {
+                        Some((typed, error)) => (typed.to_owned(), Some(error)),
+                        None => (key.allow.to_strings().join("\n"), None),
+                    };
+                    @let (invalid, described) = refused_attrs("allow", error);
+                    textarea #allow name="allow" rows="4" aria-invalid=[invalid] aria-describedby=[described] { (typed) }
+                    (field_error("allow", error))
                     button type="submit" { "Save allowlist" }
                 }
             }
@@ -387,6 +475,10 @@ async fn render_detail(
                 p { "A revoked key is refused from the next request on. This cannot be undone." }
                 form #revoke method="post" action=(action("revoke")) {
                     input type="hidden" name="csrf" value=(csrf);
+                    label.check {
+                        input #revoke-confirm type="checkbox" name="confirm" value="yes" required;
+                        " Yes, revoke " strong { (key.name.as_deref().unwrap_or("(unnamed)")) } ": calls with it are refused from now on"
+                    }
                     button.danger type="submit" { "Revoke this key" }
                 }
             }
@@ -444,6 +536,7 @@ async fn change_key(
                 &key_id,
                 StatusCode::OK,
                 Some(Flash::Success(done.to_owned())),
+                None,
             )
             .await
         }
@@ -455,6 +548,7 @@ async fn change_key(
                 &key_id,
                 StatusCode::BAD_REQUEST,
                 Some(Flash::Error(why)),
+                None,
             )
             .await
         }
@@ -522,15 +616,26 @@ pub async fn renew(
     .await
 }
 
-/// `POST /dashboard/keys/{key_id}/revoke`.
+/// The revoke form: the CSRF token and the box that confirms it.
+#[derive(Debug, serde::Deserialize)]
+pub struct RevokeForm {
+    /// The session's token.
+    pub csrf: String,
+    /// `yes` when the developer ticked "Yes, revoke".
+    #[serde(default)]
+    pub confirm: Option<String>,
+}
+
+/// `POST /dashboard/keys/{key_id}/revoke`: only with the box ticked.
 pub async fn revoke(
     State(dashboard): State<Arc<Dashboard>>,
     signed_in: SignedIn,
     addr: Option<Extension<ClientAddr>>,
     Path(key_id): Path<String>,
-    PageForm(form): PageForm<CsrfForm>,
+    PageForm(form): PageForm<RevokeForm>,
 ) -> Result<Response, PageError> {
     signed_in.check_csrf(&form.csrf)?;
+    let confirmed = form.confirm.as_deref() == Some("yes");
     change_key(
         dashboard,
         signed_in,
@@ -538,7 +643,12 @@ pub async fn revoke(
         key_id,
         "key_revoked",
         "Revoked.",
-        |store, key, now| {
+        move |store, key, now| {
+            if !confirmed {
+                return Ok(Err(
+                    "Tick \"Yes, revoke\" to confirm: nothing was revoked.".to_owned()
+                ));
+            }
             store.revoke_key(key, now)?;
             Ok(Ok("revoked".to_owned()))
         },
@@ -555,7 +665,24 @@ pub async fn allowlist(
     PageForm(form): PageForm<AllowForm>,
 ) -> Result<Response, PageError> {
     signed_in.check_csrf(&form.csrf)?;
-    let wanted = parse_allowlist(&form.allow);
+    let wanted = match parse_allowlist(&form.allow) {
+        Ok(wanted) => wanted,
+        Err(why) => {
+            // The list as typed stays in the field, every bad entry named beside it.
+            return render_detail(
+                &dashboard,
+                &signed_in,
+                addr,
+                &key_id,
+                StatusCode::BAD_REQUEST,
+                Some(Flash::Error(
+                    "The allowlist was not saved: correct the entries named below.".to_owned(),
+                )),
+                Some((&form.allow, &why)),
+            )
+            .await;
+        }
+    };
     change_key(
         dashboard,
         signed_in,
@@ -564,10 +691,6 @@ pub async fn allowlist(
         "allowlist_changed",
         "Allowlist saved; it applies from the next request.",
         move |store, key, _| {
-            let wanted = match wanted {
-                Ok(wanted) => wanted,
-                Err(why) => return Ok(Err(why)),
-            };
             let current = store.key(key)?.allow;
             let remove: Vec<AllowEntry> = current
                 .entries()

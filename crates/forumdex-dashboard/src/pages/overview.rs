@@ -7,7 +7,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 use chrono::Duration;
-use maud::html;
+use maud::{Markup, html};
 
 use crate::Dashboard;
 use crate::chart::calls_chart;
@@ -16,8 +16,28 @@ use crate::pages::respond;
 use crate::pages::usage::{DAYS, calls_since, days_by_status, recent_usage};
 use crate::session::SignedIn;
 
-/// Below this balance the overview and billing pages warn.
+/// Below this balance the overview and billing pages warn (once the developer has spent
+/// some of what sign-up gave them).
 pub const LOW_BALANCE: u64 = 100;
+
+/// The balance warning of the overview and billing pages: "empty" at 0; "low" below
+/// [`LOW_BALANCE`], but not while the balance is still what sign-up gave (a new account is
+/// not running out); nothing otherwise.
+pub fn balance_banner(balance: u64, signup_credits: u64) -> Markup {
+    html! {
+        @if balance == 0 {
+            p.banner.warning #low-balance {
+                "Your balance is 0 credits: requests are answered 402 until you top up. "
+                a href="/dashboard/billing" { "Top up" }
+            }
+        } @else if balance < LOW_BALANCE && balance < signup_credits {
+            p.banner.warning #low-balance {
+                "Your balance is low: " (balance) " credits. Requests are answered 402 once it reaches 0. "
+                a href="/dashboard/billing" { "Top up" }
+            }
+        }
+    }
+}
 
 /// `GET /dashboard`.
 pub async fn page(
@@ -38,12 +58,7 @@ pub async fn page(
     let base = &dashboard.config.base_url;
     let content = html! {
         h1 { "Overview" }
-        @if balance < LOW_BALANCE {
-            p.banner.warning #low-balance {
-                "Your balance is low: " (balance) " credits. Requests are answered 402 once it reaches 0. "
-                a href="/dashboard/billing" { "Top up" }
-            }
-        }
+        (balance_banner(balance, dashboard.config.signup_credits))
         div.cards {
             div.card { h2 { "Balance" } p.figure #balance { (balance) } p { "credits" } }
             div.card { h2 { "Today" } p.figure #calls-today { (calls_since(&rows, today)) } p { "calls" } }
@@ -56,7 +71,10 @@ pub async fn page(
         @if active_keys == 0 {
             p { "You have no active key. " a.button href="/dashboard/keys" { "Create a key" } }
         } @else {
-            p { "With one of your " (active_keys) " active keys (" a href="/dashboard/keys" { "manage keys" } "):" }
+            p {
+                @if active_keys == 1 { "With your active key (" } @else { "With one of your " (active_keys) " active keys (" }
+                a href="/dashboard/keys" { "manage keys" } "):"
+            }
         }
         pre { code #curl-example { "curl -H \"Authorization: Bearer $FORUMDEX_API_KEY\" \\\n  \"" (base) "/api/v1/search?q=bitcoin+wallet\"" } }
         p { "Each 200 costs one credit; every other answer is free. Up to " (dashboard.config.rate_limit_per_minute) " requests per key in any rolling minute. " a href="/docs" { "API reference" } }

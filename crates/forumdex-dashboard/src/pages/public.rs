@@ -43,7 +43,7 @@ pub async fn docs_page(
     let nav = signed_in.as_ref().map(SignedIn::nav);
     respond(
         StatusCode::OK,
-        "API reference",
+        crate::layout::DOCS_TITLE,
         nav.as_ref(),
         None,
         maud::PreEscaped(content.to_owned()),

@@ -75,6 +75,24 @@ pub async fn page(
 ) -> Result<Response, PageError> {
     let now = dashboard.clock.now();
     let rows = recent_usage(&dashboard, signed_in.account_id, now).await?;
+    let store = Arc::clone(&dashboard.store);
+    let account = signed_in.account_id;
+    let keys = blocking(move || Ok(store.list_keys(account)?)).await?;
+    let names: BTreeMap<&str, &str> = keys
+        .iter()
+        .map(|key| {
+            (
+                key.key_id.as_str(),
+                key.name.as_deref().unwrap_or("(unnamed)"),
+            )
+        })
+        .collect();
+    // A key by its name, its id beside it (two keys may share a name).
+    let key_label = |key_id: &str| {
+        html! {
+            (names.get(key_id).copied().unwrap_or("(unnamed)")) " " code.faint { (key_id) }
+        }
+    };
     let mut by_endpoint: BTreeMap<(&str, u16), u64> = BTreeMap::new();
     let mut by_key: BTreeMap<&str, u64> = BTreeMap::new();
     for row in &rows {
@@ -99,14 +117,14 @@ pub async fn page(
         div.table-wrap { table #by-key {
             thead { tr { th { "Key" } th.num { "Calls" } } }
             tbody { @for (key, count) in &by_key {
-                tr { td { a href=(format!("/dashboard/keys/{key}")) { code { (key) } } } td.num { (count) } }
+                tr { td { a href=(format!("/dashboard/keys/{key}")) { (key_label(key)) } } td.num { (count) } }
             } }
         } }
         h2 { "By day" }
         div.table-wrap { table #by-day {
             thead { tr { th { "Day" } th { "Key" } th { "Endpoint" } th { "Status" } th.num { "Calls" } } }
             tbody { @for row in rows.iter().rev() {
-                tr { td { (row.day.to_string()) } td { code { (row.key_id.as_str()) } } td { code { (row.endpoint) } } td { (row.status) } td.num { (row.count) } }
+                tr { td { (row.day.to_string()) } td { (key_label(row.key_id.as_str())) } td { code { (row.endpoint) } } td { (row.status) } td.num { (row.count) } }
             } }
         } }
     };

@@ -377,6 +377,24 @@ pub fn consume_token<S: Sql>(
     }
 }
 
+/// Whether a token would be accepted now (exists for `purpose`, not expired), without using
+/// it up.
+pub fn token_is_usable<S: Sql>(
+    db: &mut S,
+    purpose: TokenPurpose,
+    token: &TokenHash,
+    now: DateTime<Utc>,
+) -> Step<S, bool> {
+    let row = db.query_opt(
+        "SELECT expires_at FROM login_tokens WHERE token_sha256 = $1 AND purpose = $2",
+        params![token.0.as_slice(), purpose.as_str()],
+    )?;
+    match row {
+        Some(row) => Ok(millis(now) < row.get::<i64>(0)?),
+        None => Ok(false),
+    }
+}
+
 /// Opens a session.
 pub fn open_session<S: Sql>(
     db: &mut S,

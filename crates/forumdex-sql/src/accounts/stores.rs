@@ -281,6 +281,18 @@ macro_rules! impl_developer_store {
                 self.write(|db| $crate::accounts::developer::consume_token(db, purpose, token, now))
             }
 
+            fn token_is_usable(
+                &self,
+                purpose: $crate::reexport::forumdex_accounts::TokenPurpose,
+                token: &$crate::reexport::forumdex_accounts::TokenHash,
+                now: $crate::reexport::Instant,
+            ) -> ::std::result::Result<bool, $crate::reexport::forumdex_accounts::DeveloperError>
+            {
+                self.read(|db| {
+                    $crate::accounts::developer::token_is_usable(db, purpose, token, now)
+                })
+            }
+
             fn open_session(
                 &self,
                 token: &$crate::reexport::forumdex_accounts::TokenHash,

@@ -486,11 +486,15 @@ async fn sign_up_and_verify(browser: &mut Browser, server: &Server) -> Result<()
         .wait_until_at("/signup", |at| at == "/signup")
         .await?;
     browser.screenshot("signup").await?;
-    browser.fill("form#signup input[name=email]", EMAIL).await?;
     browser
-        .fill("form#signup input[name=password]", PASSWORD)
+        .fill("form#signup-form input[name=email]", EMAIL)
         .await?;
-    browser.click("form#signup button[type=submit]").await?;
+    browser
+        .fill("form#signup-form input[name=password]", PASSWORD)
+        .await?;
+    browser
+        .click("form#signup-form button[type=submit]")
+        .await?;
     browser
         .wait_until_at("/signup/sent", |at| at == "/signup/sent")
         .await?;
@@ -504,11 +508,13 @@ async fn sign_up_and_verify(browser: &mut Browser, server: &Server) -> Result<()
     let flash = browser.text("p.flash.success").await?;
     ensure!(flash.contains("confirmed"), "verified flash: {flash}");
     browser.screenshot("login-verified").await?;
-    browser.fill("form#login input[name=email]", EMAIL).await?;
     browser
-        .fill("form#login input[name=password]", PASSWORD)
+        .fill("form#login-form input[name=email]", EMAIL)
         .await?;
-    browser.click("form#login button[type=submit]").await?;
+    browser
+        .fill("form#login-form input[name=password]", PASSWORD)
+        .await?;
+    browser.click("form#login-form button[type=submit]").await?;
     browser
         .wait_until_at("/dashboard", |at| at == "/dashboard")
         .await?;
@@ -652,6 +658,7 @@ async fn revoke(browser: &mut Browser, base: &str, key: &str) -> Result<()> {
     browser.wait_until_at(&page, |at| at == page).await?;
     ensure!(browser.text("main h1 .badge").await? == "active");
     browser.screenshot("key").await?;
+    browser.click("#revoke-confirm").await?;
     browser.click("form#revoke button[type=submit]").await?;
     // The revocation redirects to the key's page again (with `?revoked=1` for its notice):
     // wait for its new badge (reading the old page while it is replaced may fail; that is
