@@ -1051,8 +1051,17 @@ fn ids_of(body: &str) -> Vec<&str> {
         .collect()
 }
 
+/// The levels of an HTML page's headings (`<h2` is 2), in order.
+fn heading_levels(body: &str) -> Vec<u32> {
+    body.split("<h")
+        .skip(1)
+        .filter_map(|rest| rest.chars().next()?.to_digit(10))
+        .filter(|level| (1..=6).contains(level))
+        .collect()
+}
+
 #[tokio::test]
-async fn no_page_repeats_an_id() {
+async fn no_page_repeats_an_id_or_skips_a_heading_level() {
     let app = app().await;
     let mut pages = Vec::new();
     for path in ["/", "/docs", "/login", "/signup", "/password/forgot"] {
@@ -1080,6 +1089,16 @@ async fn no_page_repeats_an_id() {
         let mut seen = std::collections::HashSet::new();
         for id in &ids {
             assert!(seen.insert(*id), "{path} repeats id {id:?}");
+        }
+        let levels = heading_levels(&page.body);
+        assert_eq!(levels.first(), Some(&1), "{path} starts with its h1");
+        for pair in levels.windows(2) {
+            assert!(
+                pair[1] <= pair[0] + 1,
+                "{path} goes from h{} to h{}: {levels:?}",
+                pair[0],
+                pair[1]
+            );
         }
     }
 }

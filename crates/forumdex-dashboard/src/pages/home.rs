@@ -27,6 +27,7 @@ pub fn render(rate_limit_per_minute: u32, signup_credits: u64, signed_in: bool) 
                 a href="/docs" { "API reference" }
             }
         }
+        h2 { "What it answers" }
         section.cards.features {
             div.card {
                 h3 { "Post search" }
