@@ -40,6 +40,13 @@ impl Email {
         }
     }
 
+    /// An address as a store holds it, taken as it is: it passed [`Self::parse`] when it
+    /// was stored, perhaps under the looser check of an earlier version, and must stay
+    /// readable (an account is never lost to a stricter check).
+    pub fn from_stored(text: String) -> Self {
+        Self(text)
+    }
+
     /// The address as text.
     pub fn as_str(&self) -> &str {
         &self.0

@@ -106,7 +106,7 @@ fn default_concurrency() -> usize {
     256
 }
 fn default_memory_limit() -> u64 {
-    3 << 29
+    1536 << 20
 }
 
 /// The blocking threads `memory_limit` holds.

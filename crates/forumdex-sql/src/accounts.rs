@@ -281,7 +281,7 @@ pub fn account<S: Sql>(db: &mut S, id: AccountId) -> Step<S, Account> {
     let email: String = row.get(0)?;
     Ok(Account {
         id,
-        email: Email::parse(&email).map_err(|_| corrupt(format!("email {email:?}")))?,
+        email: Email::from_stored(email),
         credits: to_u64(row.get(1)?)?,
         created_at: from_unix_millis(row.get(2)?),
     })

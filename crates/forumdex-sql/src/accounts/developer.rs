@@ -38,7 +38,7 @@ fn decode_login<S: Sql>(row: &Row) -> Step<S, Login> {
     let email: String = row.get(1)?;
     Ok(Login {
         account_id: account_id(row.get(0)?)?,
-        email: Email::parse(&email).map_err(|_| corrupt(format!("login email {email:?}")))?,
+        email: Email::from_stored(email),
         password_hash: row.get(2)?,
         verified_at: row.get::<Option<i64>>(3)?.map(from_unix_millis),
         created_at: from_unix_millis(row.get(4)?),

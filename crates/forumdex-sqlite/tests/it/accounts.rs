@@ -128,3 +128,23 @@ fn the_store_copies_its_journal_into_the_database_by_itself() {
     }
     assert_eq!(store.balance(id).expect("balance"), 300);
 }
+
+#[test]
+fn an_address_an_older_check_accepted_stays_readable() {
+    let (store, dir) = sqlite_store();
+    let id = account(&store, 3);
+    drop(store);
+    // What sign-up took before addresses were checked with `email_address`.
+    let older = "<b>dev</b>@example.test";
+    let conn = rusqlite::Connection::open(dir.path().join("accounts.sqlite")).expect("open");
+    conn.execute(
+        "UPDATE accounts SET email = ?1 WHERE id = ?2",
+        rusqlite::params![older, id.get()],
+    )
+    .expect("store the older address");
+    drop(conn);
+    let reopened = SqliteAccountStore::open(dir.path().join("accounts.sqlite")).expect("reopen");
+    let read = reopened.account(id).expect("still readable");
+    assert_eq!(read.email.as_str(), older);
+    assert_eq!(read.credits, 3);
+}
