@@ -11,6 +11,7 @@ use axum::routing::get;
 use tower::ServiceBuilder;
 use tower::limit::GlobalConcurrencyLimitLayer;
 use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::compression::CompressionLayer;
 
 use crate::app::App;
 use crate::cdn;
@@ -82,5 +83,9 @@ pub fn router(app: Arc<App>) -> Router {
             Arc::clone(&app),
             pipeline::finalize,
         ))
+        // Outermost: every answer as finally written, HTML and JSON alike, compressed (gzip
+        // or zstd) when the client accepts it; images (the CDN's AVIF) and bodies under 32
+        // bytes are sent as they are.
+        .layer(CompressionLayer::new())
         .with_state(app)
 }

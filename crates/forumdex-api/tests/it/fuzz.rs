@@ -98,6 +98,22 @@ fn parse_answer(raw: &[u8]) -> Option<Answer> {
     if chunked {
         body = dechunk(&body)?;
     }
+    // As a client that sent `Accept-Encoding` reads it: the body the encoding names, decoded.
+    match headers
+        .iter()
+        .find(|(name, _)| name == "content-encoding")
+        .map(|(_, value)| value.as_slice())
+    {
+        None => {}
+        Some(b"gzip") => {
+            let mut decoded = Vec::new();
+            std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&body[..]), &mut decoded)
+                .ok()?;
+            body = decoded;
+        }
+        Some(b"zstd") => body = zstd::decode_all(&body[..]).ok()?,
+        Some(_) => return None,
+    }
     Some(Answer {
         status,
         headers,

@@ -4,6 +4,7 @@
 
 mod auth;
 mod checks;
+mod compression;
 mod contract;
 mod dashboard;
 mod errors;
