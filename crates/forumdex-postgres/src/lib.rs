@@ -29,4 +29,4 @@ pub mod schema;
 
 pub use accounts::PgAccountStore;
 pub use corpus::PgCorpusStore;
-pub use pool::{PgError, PgPool};
+pub use pool::{PgError, PgPool, SessionLock};

@@ -16,9 +16,12 @@ use std::time::Duration;
 
 use forumdex_accounts::{AccountError, DeveloperError};
 use forumdex_corpus::{StoreError, TakedownError};
+use forumdex_sql::{AnyDb, Db, DynSql, Erased};
 use postgres::error::SqlState;
 use postgres::{Client, Config, IsolationLevel, NoTls, Transaction};
 use rand::Rng;
+
+use crate::exec::Pg;
 
 /// Idle connections kept for reuse.
 const MAX_IDLE_CONNECTIONS: usize = 16;
@@ -287,6 +290,44 @@ impl PgPool {
         }
     }
 
+    /// Runs `work` in a read-committed transaction on a [`DynSql`] (statements written once
+    /// for both backends outside this crate: the crawl state's), committed when it succeeds.
+    /// Nothing runs it again: its callers hold a lock that makes them the only writer.
+    pub fn with_sql<T, E: From<Db<AnyDb>>>(
+        &self,
+        work: impl FnOnce(&mut DynSql<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let db = |err: postgres::Error| E::from(Db(AnyDb::new(err)));
+        let mut client = self.acquire().map_err(db)?;
+        let result = begin(&mut client, Isolation::ReadCommitted)
+            .map_err(db)
+            .and_then(|mut tx| {
+                let value = work(&mut Erased(Pg(&mut tx)))?;
+                tx.commit().map_err(db)?;
+                Ok(value)
+            });
+        self.release(client);
+        result
+    }
+
+    /// Takes PostgreSQL's session-level advisory lock `key` of the schema the connections
+    /// use (two deployments in two schemas of one database do not share it) on a
+    /// connection of its own, when no other session holds it (`None` then): one holder in
+    /// the whole deployment, released when the [`SessionLock`] is dropped or its process
+    /// dies (the server ends the session).
+    pub fn try_session_lock(&self, key: i32) -> Result<Option<SessionLock>, PgError> {
+        let mut client = self.open()?;
+        let taken: bool = client
+            .query_one(
+                "SELECT pg_try_advisory_lock($1, hashtext(current_schema()))",
+                &[&key],
+            )?
+            .get(0);
+        Ok(taken.then(|| SessionLock {
+            client: Some(client),
+        }))
+    }
+
     /// How many connections wait idle (for tests of recovery).
     pub fn idle_count(&self) -> usize {
         self.lock().len()
@@ -305,6 +346,27 @@ impl Drop for PgPool {
         let idle = std::mem::take(&mut *self.lock());
         if !idle.is_empty() {
             let _ = std::thread::spawn(move || drop(idle)).join();
+        }
+    }
+}
+
+/// An advisory lock held by a session of its own ([`PgPool::try_session_lock`]); dropping
+/// it ends the session, which releases the lock.
+pub struct SessionLock {
+    client: Option<Client>,
+}
+
+impl std::fmt::Debug for SessionLock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionLock").finish_non_exhaustive()
+    }
+}
+
+impl Drop for SessionLock {
+    /// Closes the session on a thread of its own, as [`PgPool`]'s drop does.
+    fn drop(&mut self) {
+        if let Some(client) = self.client.take() {
+            let _ = std::thread::spawn(move || drop(client)).join();
         }
     }
 }

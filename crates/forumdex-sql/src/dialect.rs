@@ -34,4 +34,20 @@ impl Dialect {
             Self::Postgres => format!("NOT {column}"),
         }
     }
+
+    /// The function that takes the greater of two values (SQLite's scalar `max`).
+    pub fn greatest(self) -> &'static str {
+        match self {
+            Self::Sqlite => "max",
+            Self::Postgres => "GREATEST",
+        }
+    }
+
+    /// The function that takes the lesser of two values (SQLite's scalar `min`).
+    pub fn least(self) -> &'static str {
+        match self {
+            Self::Sqlite => "min",
+            Self::Postgres => "LEAST",
+        }
+    }
 }

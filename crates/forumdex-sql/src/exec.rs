@@ -218,6 +218,67 @@ impl<E, D> Failure<E, D> {
     }
 }
 
+/// A database error of either backend, for statements that run on both through one
+/// [`DynSql`] (the crawl state's): the backend's own error, boxed.
+#[derive(Debug)]
+pub struct AnyDb(Box<dyn std::error::Error + Send + Sync>);
+
+impl AnyDb {
+    /// Boxes a backend's error.
+    pub fn new(err: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self(Box::new(err))
+    }
+
+    /// The backend's error, when it is an `E`.
+    pub fn downcast_ref<E: std::error::Error + 'static>(&self) -> Option<&E> {
+        self.0.downcast_ref()
+    }
+}
+
+impl fmt::Display for AnyDb {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The backend's message, then its cause (PostgreSQL's "db error" says nothing alone).
+        write!(f, "{}", self.0)?;
+        if let Some(cause) = self.0.source() {
+            write!(f, ": {cause}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for AnyDb {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+/// A transaction of either backend, its errors as [`AnyDb`]: what code that runs the same
+/// statements on both without being generic takes.
+pub type DynSql<'a> = dyn Sql<Error = AnyDb> + 'a;
+
+/// `S` with its errors boxed as [`AnyDb`], usable as a [`DynSql`].
+pub struct Erased<S>(pub S);
+
+impl<S: Sql> Sql for Erased<S> {
+    type Error = AnyDb;
+
+    fn dialect(&self) -> Dialect {
+        self.0.dialect()
+    }
+
+    fn execute(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64, Db<AnyDb>> {
+        self.0
+            .execute(sql, params)
+            .map_err(|Db(err)| Db(AnyDb::new(err)))
+    }
+
+    fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>, Db<AnyDb>> {
+        self.0
+            .query(sql, params)
+            .map_err(|Db(err)| Db(AnyDb::new(err)))
+    }
+}
+
 /// Rewrites `$1`-style parameters to SQLite's `?1` form, leaving quoted text alone.
 pub fn numbered_parameters(sql: &str) -> String {
     let mut out = String::with_capacity(sql.len());

@@ -34,7 +34,10 @@ pub mod reexport {
 }
 
 pub use dialect::Dialect;
-pub use exec::{Cell, CellError, Db, Failure, FromCell, Param, Row, Sql, numbered_parameters};
+pub use exec::{
+    AnyDb, Cell, CellError, Db, DynSql, Erased, Failure, FromCell, Param, Row, Sql,
+    numbered_parameters,
+};
 
 /// Whether the version row of table alias `t` is visible at the sequence.
 pub fn visible(dialect: Dialect, t: &str) -> String {

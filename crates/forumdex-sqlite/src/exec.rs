@@ -5,8 +5,10 @@ use forumdex_sql::{Cell, Db, Dialect, Param, Row, Sql, numbered_parameters};
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, ToSql, params_from_iter};
 
-/// A connection, usually inside a transaction its owner opened.
-pub(crate) struct Lite<'c>(pub(crate) &'c Connection);
+/// A connection, usually inside a transaction its owner opened, as [`Sql`]; wrapped in
+/// [`forumdex_sql::Erased`] it is a [`forumdex_sql::DynSql`] (how the crawl state runs its
+/// statements written once on either backend).
+pub struct Lite<'c>(pub &'c Connection);
 
 /// A parameter as rusqlite binds it.
 struct Bind<'p>(Param<'p>);

@@ -25,4 +25,5 @@ mod pool;
 pub use accounts::SqliteAccountStore;
 pub use connect::{Setup, connect};
 pub use corpus::SqliteCorpusStore;
+pub use exec::Lite;
 pub use pool::{Connect, Pool};

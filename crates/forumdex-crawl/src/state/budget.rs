@@ -2,9 +2,9 @@
 //! redirects count: every request sent is one.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{OptionalExtension, params};
+use forumdex_sql::{DynSql, params};
 
-use super::{CrawlState, StateError, instant, millis};
+use super::{CrawlState, Failure, StateError, instant, int, millis, unsigned};
 
 impl CrawlState {
     /// Spends one request of the UTC day of `now` when fewer than `daily_budget` were spent
@@ -18,22 +18,16 @@ impl CrawlState {
     ) -> Result<Option<u64>, StateError> {
         let day = utc_day(now);
         self.write(|tx| {
-            let spent: u64 = tx
-                .query_row(
-                    "SELECT requests FROM daily_requests WHERE day = ?1",
-                    [&day],
-                    |row| row.get(0),
-                )
-                .optional()?
-                .unwrap_or(0);
+            let spent = spent_on(tx, &day)?;
             if spent >= daily_budget {
                 return Ok(None);
             }
             tx.execute(
-                "INSERT INTO daily_requests (day, requests, last_request_at) VALUES (?1, ?2, ?3)
+                "INSERT INTO crawl_daily_requests (day, requests, last_request_at)
+                 VALUES ($1, $2, $3)
                  ON CONFLICT (day) DO UPDATE SET requests = excluded.requests,
                      last_request_at = excluded.last_request_at",
-                params![day, spent + 1, millis(now)],
+                params![&day, int(spent + 1), millis(now)],
             )?;
             Ok(Some(spent + 1))
         })
@@ -42,28 +36,28 @@ impl CrawlState {
     /// The requests spent on the UTC day of `now`.
     pub fn requests_on(&self, now: DateTime<Utc>) -> Result<u64, StateError> {
         let day = utc_day(now);
-        self.read(|conn| {
-            Ok(conn
-                .query_row(
-                    "SELECT requests FROM daily_requests WHERE day = ?1",
-                    [&day],
-                    |row| row.get(0),
-                )
-                .optional()?
-                .unwrap_or(0))
-        })
+        self.read(|sql| spent_on(sql, &day))
     }
+}
+
+/// The requests spent on `day`.
+fn spent_on(sql: &mut DynSql<'_>, day: &str) -> Result<u64, Failure> {
+    let row = sql.query_opt(
+        "SELECT requests FROM crawl_daily_requests WHERE day = $1",
+        params![day],
+    )?;
+    row.map_or(Ok(0), |row| unsigned(&row, 0))
 }
 
 impl CrawlState {
     /// When the last request was spent (by any run): a new run waits the interval from it.
     pub fn last_request_at(&self) -> Result<Option<DateTime<Utc>>, StateError> {
-        self.read(|conn| {
-            let ms: Option<i64> = conn.query_row(
-                "SELECT max(last_request_at) FROM daily_requests",
-                [],
-                |row| row.get(0),
-            )?;
+        self.read(|sql| {
+            let row = sql.query_opt("SELECT max(last_request_at) FROM crawl_daily_requests", &[])?;
+            let ms: Option<i64> = match row {
+                Some(row) => row.get(0)?,
+                None => None,
+            };
             Ok(ms.map(instant))
         })
     }
@@ -74,10 +68,10 @@ impl CrawlState {
     pub fn note_request_end(&self, at: DateTime<Utc>) -> Result<(), StateError> {
         self.write(|tx| {
             tx.execute(
-                "UPDATE daily_requests SET last_request_at = ?1
-                 WHERE last_request_at < ?1 AND day = (
-                     SELECT day FROM daily_requests ORDER BY last_request_at DESC LIMIT 1)",
-                [millis(at)],
+                "UPDATE crawl_daily_requests SET last_request_at = $1
+                 WHERE last_request_at < $1 AND day = (
+                     SELECT day FROM crawl_daily_requests ORDER BY last_request_at DESC LIMIT 1)",
+                params![millis(at)],
             )?;
             Ok(())
         })
@@ -90,23 +84,22 @@ impl CrawlState {
     /// replaces an earlier one; an earlier one changes nothing.
     pub fn hold_until(&self, at: DateTime<Utc>) -> Result<(), StateError> {
         self.write(|tx| {
-            tx.execute(
-                "INSERT INTO hold (id, not_before) VALUES (1, ?1)
-                 ON CONFLICT (id) DO UPDATE SET not_before = max(not_before, excluded.not_before)",
-                [millis(at)],
-            )?;
+            let statement = format!(
+                "INSERT INTO crawl_hold (id, not_before) VALUES (1, $1)
+                 ON CONFLICT (id) DO UPDATE
+                 SET not_before = {}(crawl_hold.not_before, excluded.not_before)",
+                tx.dialect().greatest()
+            );
+            tx.execute(&statement, params![millis(at)])?;
             Ok(())
         })
     }
 
     /// The instant the forum last asked to be left alone until ([`Self::hold_until`]).
     pub fn held_until(&self) -> Result<Option<DateTime<Utc>>, StateError> {
-        self.read(|conn| {
-            let ms: Option<i64> = conn
-                .query_row("SELECT not_before FROM hold WHERE id = 1", [], |row| {
-                    row.get(0)
-                })
-                .optional()?;
+        self.read(|sql| {
+            let row = sql.query_opt("SELECT not_before FROM crawl_hold WHERE id = 1", &[])?;
+            let ms: Option<i64> = row.map(|row| row.get(0)).transpose()?;
             Ok(ms.map(instant))
         })
     }

@@ -1,9 +1,9 @@
 //! The frontier (what to fetch, when) and the one transaction that records a fetch.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{OptionalExtension, Transaction, params};
+use forumdex_sql::{DynSql, params};
 
-use super::{CrawlState, Failure, StateError, instant, millis, raw};
+use super::{CrawlState, Failure, StateError, instant, int, millis, raw, unsigned, unsigned_opt};
 
 /// The fetch log outcome of a pending item dropped by [`CrawlState::drop_pending_outside`].
 pub const DROPPED_ELSEWHERE: &str = "dropped: queued by a crawl of another forum URL";
@@ -106,34 +106,33 @@ impl CrawlState {
         now: DateTime<Utc>,
         scope: &str,
     ) -> Result<Option<FrontierItem>, StateError> {
-        self.read(|conn| {
-            Ok(conn
-                .query_row(
-                    "SELECT url, kind, priority, due_at, attempts FROM frontier
-                     WHERE state = 'pending' AND due_at <= ?1 AND (scope IS NULL OR scope = ?2)
-                     ORDER BY priority DESC, due_at, url LIMIT 1",
-                    params![millis(now), scope],
-                    |row| {
-                        Ok(FrontierItem {
-                            url: row.get(0)?,
-                            kind: row.get(1)?,
-                            priority: row.get(2)?,
-                            due_at: instant(row.get(3)?),
-                            attempts: row.get(4)?,
-                        })
-                    },
-                )
-                .optional()?)
+        self.read(|sql| {
+            let row = sql.query_opt(
+                "SELECT url, kind, priority, due_at, attempts FROM crawl_frontier
+                 WHERE state = 'pending' AND due_at <= $1 AND (scope IS NULL OR scope = $2)
+                 ORDER BY priority DESC, due_at, url LIMIT 1",
+                params![millis(now), scope],
+            )?;
+            row.map(|row| {
+                Ok(FrontierItem {
+                    url: row.get(0)?,
+                    kind: row.get(1)?,
+                    priority: row.get(2)?,
+                    due_at: instant(row.get(3)?),
+                    attempts: unsigned(&row, 4)?,
+                })
+            })
+            .transpose()
         })
     }
 
     /// When the earliest pending item falls due (`None`: the frontier is empty).
     pub fn next_due_at(&self) -> Result<Option<DateTime<Utc>>, StateError> {
-        self.read(|conn| {
-            let ms: Option<i64> = conn.query_row(
-                "SELECT min(due_at) FROM frontier WHERE state = 'pending'",
-                [],
-                |row| row.get(0),
+        self.read(|sql| {
+            let ms: Option<i64> = aggregate(
+                sql,
+                "SELECT min(due_at) FROM crawl_frontier WHERE state = 'pending'",
+                params![],
             )?;
             Ok(ms.map(instant))
         })
@@ -141,34 +140,34 @@ impl CrawlState {
 
     /// The URLs of a kind fetched before (state `done`), in URL order.
     pub fn done_urls(&self, kind: &str) -> Result<Vec<String>, StateError> {
-        self.read(|conn| {
-            let mut statement = conn.prepare(
-                "SELECT url FROM frontier WHERE kind = ?1 AND state = 'done' ORDER BY url",
+        self.read(|sql| {
+            let rows = sql.query(
+                "SELECT url FROM crawl_frontier WHERE kind = $1 AND state = 'done' ORDER BY url",
+                params![kind],
             )?;
-            let rows = statement.query_map([kind], |row| row.get(0))?;
-            Ok(rows.collect::<Result<_, _>>()?)
+            Ok(rows.iter().map(|row| row.get(0)).collect::<Result<_, _>>()?)
         })
     }
 
     /// How many items are pending for a scope other than `scope` (left for that crawl).
     pub fn pending_elsewhere(&self, scope: &str) -> Result<u64, StateError> {
-        self.read(|conn| {
-            Ok(conn.query_row(
-                "SELECT count(*) FROM frontier WHERE state = 'pending' AND scope != ?1",
-                [scope],
-                |row| row.get(0),
-            )?)
+        self.read(|sql| {
+            count(
+                sql,
+                "SELECT count(*) FROM crawl_frontier WHERE state = 'pending' AND scope != $1",
+                params![scope],
+            )
         })
     }
 
     /// How many items are pending (due or not).
     pub fn pending_count(&self) -> Result<u64, StateError> {
-        self.read(|conn| {
-            Ok(conn.query_row(
-                "SELECT count(*) FROM frontier WHERE state = 'pending'",
-                [],
-                |row| row.get(0),
-            )?)
+        self.read(|sql| {
+            count(
+                sql,
+                "SELECT count(*) FROM crawl_frontier WHERE state = 'pending'",
+                params![],
+            )
         })
     }
 
@@ -211,7 +210,10 @@ impl CrawlState {
                 &outcome,
             )?;
             let id = raw::insert(tx, page, &body_zstd)?;
-            tx.execute("UPDATE raw_pages SET imported = 1 WHERE id = ?1", [id])?;
+            tx.execute(
+                "UPDATE crawl_raw_pages SET imported = 1 WHERE id = $1",
+                params![id],
+            )?;
             mark_done(tx, page, at)?;
             Ok(())
         })
@@ -229,9 +231,9 @@ impl CrawlState {
                 None => ("failed", at),
             };
             tx.execute(
-                "UPDATE frontier SET attempts = attempts + 1, state = ?2, due_at = ?3,
-                     updated_at = ?4
-                 WHERE url = ?1",
+                "UPDATE crawl_frontier SET attempts = attempts + 1, state = $2, due_at = $3,
+                     updated_at = $4
+                 WHERE url = $1",
                 params![failure.url, state, due_at, at],
             )?;
             Ok(())
@@ -249,17 +251,18 @@ impl CrawlState {
         at: DateTime<Utc>,
     ) -> Result<Vec<String>, StateError> {
         self.write(|tx| {
-            let urls: Vec<String> = {
-                let mut statement = tx.prepare(
-                    "SELECT url FROM frontier
-                     WHERE state = 'pending' AND substr(url, 1, length(?1)) != ?1 ORDER BY url",
-                )?;
-                let rows = statement.query_map([prefix], |row| row.get(0))?;
-                rows.collect::<Result<_, _>>()?
-            };
+            let rows = tx.query(
+                "SELECT url FROM crawl_frontier
+                 WHERE state = 'pending' AND substr(url, 1, length($1)) != $1 ORDER BY url",
+                params![prefix],
+            )?;
+            let urls = rows
+                .iter()
+                .map(|row| row.get(0))
+                .collect::<Result<Vec<String>, _>>()?;
             for url in &urls {
                 log(tx, url, millis(at), None, 0, DROPPED_ELSEWHERE)?;
-                tx.execute("DELETE FROM frontier WHERE url = ?1", [url])?;
+                tx.execute("DELETE FROM crawl_frontier WHERE url = $1", params![url])?;
             }
             Ok(urls)
         })
@@ -267,20 +270,22 @@ impl CrawlState {
 
     /// The fetch log's rows for `url`, oldest first: (fetched at, status, bytes, outcome).
     pub fn fetch_log(&self, url: &str) -> Result<Vec<LogEntry>, StateError> {
-        self.read(|conn| {
-            let mut statement = conn.prepare(
-                "SELECT fetched_at, status, bytes, outcome FROM fetch_log
-                 WHERE url = ?1 ORDER BY id",
+        self.read(|sql| {
+            let rows = sql.query(
+                "SELECT fetched_at, status, bytes, outcome FROM crawl_fetch_log
+                 WHERE url = $1 ORDER BY id",
+                params![url],
             )?;
-            let rows = statement.query_map([url], |row| {
-                Ok(LogEntry {
-                    at: instant(row.get(0)?),
-                    status: row.get(1)?,
-                    bytes: row.get(2)?,
-                    outcome: row.get(3)?,
+            rows.iter()
+                .map(|row| {
+                    Ok(LogEntry {
+                        at: instant(row.get(0)?),
+                        status: unsigned_opt(row, 1)?,
+                        bytes: unsigned(row, 2)?,
+                        outcome: row.get(3)?,
+                    })
                 })
-            })?;
-            Ok(rows.collect::<Result<_, _>>()?)
+                .collect()
         })
     }
 }
@@ -299,7 +304,7 @@ pub struct LogEntry {
 }
 
 fn log(
-    tx: &Transaction<'_>,
+    tx: &mut DynSql<'_>,
     url: &str,
     at: i64,
     status: Option<u16>,
@@ -307,59 +312,59 @@ fn log(
     outcome: &str,
 ) -> Result<(), Failure> {
     tx.execute(
-        "INSERT INTO fetch_log (url, fetched_at, status, bytes, outcome)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![
-            url,
-            at,
-            status,
-            i64::try_from(bytes).unwrap_or(i64::MAX),
-            outcome
-        ],
+        "INSERT INTO crawl_fetch_log (url, fetched_at, status, bytes, outcome)
+         VALUES ($1, $2, $3, $4, $5)",
+        params![url, at, status.map(i64::from), int(bytes), outcome],
     )?;
     Ok(())
 }
 
 /// Pushes `item`; `again` also turns a done or failed URL back to pending.
 fn push_in(
-    tx: &Transaction<'_>,
+    tx: &mut DynSql<'_>,
     item: &NewItem,
     now: DateTime<Utc>,
     again: bool,
 ) -> Result<PushResult, Failure> {
     let state: Option<String> = tx
-        .query_row(
-            "SELECT state FROM frontier WHERE url = ?1",
-            [&item.url],
-            |row| row.get(0),
-        )
-        .optional()?;
+        .query_opt(
+            "SELECT state FROM crawl_frontier WHERE url = $1",
+            params![&item.url],
+        )?
+        .map(|row| row.get(0))
+        .transpose()?;
     let (due_at, now) = (millis(item.due_at), millis(now));
     match state.as_deref() {
         None => {
             tx.execute(
-                "INSERT INTO frontier
+                "INSERT INTO crawl_frontier
                      (url, kind, priority, due_at, attempts, state, updated_at, scope)
-                 VALUES (?1, ?2, ?3, ?4, 0, 'pending', ?5, ?6)",
-                params![item.url, item.kind, item.priority, due_at, now, item.scope],
+                 VALUES ($1, $2, $3, $4, 0, 'pending', $5, $6)",
+                params![&item.url, &item.kind, item.priority, due_at, now, &item.scope],
             )?;
             Ok(PushResult::Queued)
         }
         Some("pending") => {
+            let dialect = tx.dialect();
+            let statement = format!(
+                "UPDATE crawl_frontier SET priority = {greatest}(priority, $2),
+                     due_at = {least}(due_at, $3), updated_at = $4, scope = $5
+                 WHERE url = $1",
+                greatest = dialect.greatest(),
+                least = dialect.least(),
+            );
             tx.execute(
-                "UPDATE frontier SET priority = max(priority, ?2), due_at = min(due_at, ?3),
-                     updated_at = ?4, scope = ?5
-                 WHERE url = ?1",
-                params![item.url, item.priority, due_at, now, item.scope],
+                &statement,
+                params![&item.url, item.priority, due_at, now, &item.scope],
             )?;
             Ok(PushResult::AlreadyPending)
         }
         Some(_) if again => {
             tx.execute(
-                "UPDATE frontier SET kind = ?2, priority = ?3, due_at = ?4, attempts = 0,
-                     state = 'pending', updated_at = ?5, scope = ?6
-                 WHERE url = ?1",
-                params![item.url, item.kind, item.priority, due_at, now, item.scope],
+                "UPDATE crawl_frontier SET kind = $2, priority = $3, due_at = $4, attempts = 0,
+                     state = 'pending', updated_at = $5, scope = $6
+                 WHERE url = $1",
+                params![&item.url, &item.kind, item.priority, due_at, now, &item.scope],
             )?;
             Ok(PushResult::Queued)
         }
@@ -368,16 +373,32 @@ fn push_in(
 }
 
 /// Marks a fetched page's frontier item done (adding it when it was fetched without one).
-fn mark_done(
-    tx: &rusqlite::Transaction<'_>,
-    page: &FetchRecord<'_>,
-    at: i64,
-) -> rusqlite::Result<()> {
+fn mark_done(tx: &mut DynSql<'_>, page: &FetchRecord<'_>, at: i64) -> Result<(), Failure> {
     tx.execute(
-        "INSERT INTO frontier (url, kind, priority, due_at, attempts, state, updated_at)
-         VALUES (?1, ?2, 0, ?3, 0, 'done', ?3)
-         ON CONFLICT (url) DO UPDATE SET state = 'done', updated_at = ?3",
+        "INSERT INTO crawl_frontier (url, kind, priority, due_at, attempts, state, updated_at)
+         VALUES ($1, $2, 0, $3, 0, 'done', $3)
+         ON CONFLICT (url) DO UPDATE SET state = 'done', updated_at = $3",
         params![page.url, page.kind, at],
     )?;
     Ok(())
+}
+
+/// A `count(*)` query's count.
+fn count(sql: &mut DynSql<'_>, statement: &str, params: &[forumdex_sql::Param<'_>]) -> Result<u64, Failure> {
+    match sql.query_opt(statement, params)? {
+        Some(row) => unsigned(&row, 0),
+        None => Ok(0),
+    }
+}
+
+/// An aggregate query's one value, `NULL` over no rows.
+fn aggregate(
+    sql: &mut DynSql<'_>,
+    statement: &str,
+    params: &[forumdex_sql::Param<'_>],
+) -> Result<Option<i64>, Failure> {
+    match sql.query_opt(statement, params)? {
+        Some(row) => Ok(row.get(0)?),
+        None => Ok(None),
+    }
 }

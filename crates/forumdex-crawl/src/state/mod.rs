@@ -1,5 +1,9 @@
-//! The crawl state: one SQLite database at `{data}/crawl/state.sqlite` (WAL) that makes a
-//! crawl polite across runs and resumable after a kill.
+//! The crawl state: what makes a crawl polite across runs and resumable after a kill. It
+//! lives where the deployment keeps its data: the SQLite database `{data}/crawl/state.sqlite`
+//! (WAL) on the embedded default ([`CrawlState::open_in`]), the `crawl_*` tables of the
+//! shared PostgreSQL database with `storage = "postgres"` ([`CrawlState::open_shared`]), so
+//! that every machine of a deployment crawls as one polite client. The statements are
+//! written once ([`forumdex_sql::DynSql`]) and run on either.
 //!
 //! It holds the frontier ([`frontier`]), the fetch log and the raw pages ([`raw`]), the
 //! requests spent per UTC day ([`budget`]), the robots.txt cache ([`robots`]) and the
@@ -25,11 +29,14 @@
 //!   records is a no-op).
 //!
 //! So every page is recorded at most once per fetch and never half, and no recorded page's
-//! observations are lost. One crawl at a time per data folder is assumed (the lead's CLI
-//! holds that lock); two crawls sharing the state would fetch the same item twice.
+//! observations are lost. One crawl at a time per state is assumed: [`CrawlState::lock`]
+//! takes the lock that makes it so (a file lock beside the embedded database, an advisory
+//! lock of PostgreSQL for the shared one); two crawls sharing the state would fetch the
+//! same item twice.
 
 pub mod budget;
 pub mod frontier;
+mod lock;
 pub mod raw;
 pub mod refresh;
 pub mod robots;
@@ -39,12 +46,15 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use forumdex_sqlite::{Pool, Setup};
+use forumdex_postgres::PgPool;
+use forumdex_sql::{AnyDb, CellError, Db, DynSql, Erased, Row};
+use forumdex_sqlite::{Lite, Pool, Setup};
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 pub use frontier::{
     DROPPED_ELSEWHERE, FetchFailure, FetchRecord, FrontierItem, LogEntry, NewItem, PushResult,
 };
+pub use lock::CrawlLock;
 pub use raw::{RawPage, RawPages};
 pub use refresh::{Recheck, TopicChange};
 pub use robots::RobotsRecord;
@@ -58,17 +68,44 @@ const MAX_IDLE_CONNECTIONS: usize = 2;
 #[derive(Debug, thiserror::Error)]
 pub enum StateError {
     /// The database could not be opened, read or written.
-    #[error("crawl state {path}: {source}")]
-    Sqlite {
-        /// The database file.
-        path: PathBuf,
-        /// SQLite's error.
-        source: rusqlite::Error,
+    #[error("crawl state {at}: {source}")]
+    Database {
+        /// Where the state is: the database file, or PostgreSQL.
+        at: String,
+        /// The database's error.
+        source: AnyDb,
+    },
+    /// The shared database could not be used (unreachable, or a schema not this binary's).
+    #[error("crawl state: {0}")]
+    Shared(#[from] forumdex_postgres::PgError),
+    /// A stored value is not what this binary wrote (a database edited by hand).
+    #[error("crawl state {at}: {detail}")]
+    Corrupt {
+        /// Where the state is.
+        at: String,
+        /// What was wrong.
+        detail: String,
     },
     /// The data folder could not be created.
     #[error("cannot create crawl state folder {path}: {source}")]
     Folder {
         /// The folder.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// Another crawl holds the state's lock.
+    #[error("another crawl is running on {held_at}; one crawl at a time per {per}")]
+    Locked {
+        /// What holds the lock: the lock file, or PostgreSQL.
+        held_at: String,
+        /// What one crawl at a time is per: a data folder or the deployment.
+        per: &'static str,
+    },
+    /// The lock file could not be opened or locked.
+    #[error("cannot lock {path}: {source}")]
+    Lock {
+        /// The lock file.
         path: PathBuf,
         /// The I/O error.
         source: std::io::Error,
@@ -91,16 +128,29 @@ pub enum StateError {
     },
 }
 
-/// A failure inside a state operation, before the database path is attached.
+/// A failure inside a state operation, before where the state is gets attached.
 #[derive(Debug)]
 enum Failure {
-    Sqlite(rusqlite::Error),
+    Db(AnyDb),
+    Corrupt(String),
     State(StateError),
+}
+
+impl From<Db<AnyDb>> for Failure {
+    fn from(Db(err): Db<AnyDb>) -> Self {
+        Self::Db(err)
+    }
 }
 
 impl From<rusqlite::Error> for Failure {
     fn from(err: rusqlite::Error) -> Self {
-        Self::Sqlite(err)
+        Self::Db(AnyDb::new(err))
+    }
+}
+
+impl From<CellError> for Failure {
+    fn from(err: CellError) -> Self {
+        Self::Corrupt(err.to_string())
     }
 }
 
@@ -110,15 +160,24 @@ impl From<StateError> for Failure {
     }
 }
 
-/// The crawl state database. Cheap to share behind an `Arc`; every call is a short blocking
-/// SQLite transaction (call it off the async worker threads, e.g. with `spawn_blocking`).
+/// Where the state is kept.
+#[derive(Debug)]
+enum Database {
+    /// `{data}/crawl/state.sqlite`.
+    Embedded(Pool<Failure>),
+    /// The deployment's PostgreSQL database.
+    Shared(PgPool),
+}
+
+/// The crawl state. Cheap to share behind an `Arc`; every call is a short blocking
+/// transaction (call it off the async worker threads, e.g. with `spawn_blocking`).
 #[derive(Debug)]
 pub struct CrawlState {
-    pool: Pool<Failure>,
+    db: Database,
 }
 
 impl CrawlState {
-    /// The database's path inside a data folder.
+    /// The embedded database's path inside a data folder.
     pub const RELATIVE_PATH: &'static str = "crawl/state.sqlite";
 
     /// Opens `{data_dir}/crawl/state.sqlite`, creating the folder and the database when
@@ -134,61 +193,105 @@ impl CrawlState {
         Self::open(path)
     }
 
-    /// Opens (creating when missing) the database at `path`; its folder must exist.
+    /// Opens (creating when missing) the embedded database at `path`; its folder must exist.
     pub fn open(path: impl Into<PathBuf>) -> Result<Self, StateError> {
+        let pool = Pool::new(path, MAX_IDLE_CONNECTIONS, connect);
         let state = Self {
-            pool: Pool::new(path, MAX_IDLE_CONNECTIONS, connect),
+            db: Database::Embedded(pool),
         };
-        state.write(migrate)?;
+        state.embedded_write(migrate)?;
         Ok(state)
     }
 
-    /// The database file.
-    pub fn path(&self) -> &Path {
-        self.pool.path()
+    /// The state in the deployment's PostgreSQL database, whose schema must be this
+    /// binary's (`forumdex db migrate` creates its tables).
+    pub fn open_shared(pool: PgPool) -> Result<Self, StateError> {
+        forumdex_postgres::schema::check(&pool)?;
+        Ok(Self {
+            db: Database::Shared(pool),
+        })
     }
 
-    /// Runs `work` on a pooled connection (reads outside an explicit transaction).
+    /// The embedded database file (`None` for the shared state).
+    pub fn path(&self) -> Option<&Path> {
+        match &self.db {
+            Database::Embedded(pool) => Some(pool.path()),
+            Database::Shared(_) => None,
+        }
+    }
+
+    /// Where the state is, for messages: the database file, or PostgreSQL.
+    pub fn location(&self) -> String {
+        match &self.db {
+            Database::Embedded(pool) => pool.path().display().to_string(),
+            Database::Shared(_) => "in PostgreSQL (storage = \"postgres\")".to_owned(),
+        }
+    }
+
+    /// Runs `work` on the state's database (reads: no explicit transaction on SQLite, a
+    /// read-committed one on PostgreSQL).
     fn read<T>(
         &self,
-        work: impl FnOnce(&Connection) -> Result<T, Failure>,
+        work: impl FnOnce(&mut DynSql<'_>) -> Result<T, Failure>,
     ) -> Result<T, StateError> {
-        self.pool
-            .with(|conn| work(conn))
-            .map_err(|failure| self.error(failure))
+        match &self.db {
+            Database::Embedded(pool) => pool.with(|conn| work(&mut Erased(Lite(conn)))),
+            Database::Shared(pool) => pool.with_sql(work),
+        }
+        .map_err(|failure| self.error(failure))
     }
 
-    /// Runs `work` in a `BEGIN IMMEDIATE` transaction, committed when it succeeds (dropped,
-    /// hence rolled back, when it fails).
+    /// Runs `work` in one transaction, committed when it succeeds (dropped, hence rolled
+    /// back, when it fails): `BEGIN IMMEDIATE` on SQLite, read committed on PostgreSQL,
+    /// where the crawl lock makes the crawl the only writer.
     fn write<T>(
+        &self,
+        work: impl FnOnce(&mut DynSql<'_>) -> Result<T, Failure>,
+    ) -> Result<T, StateError> {
+        match &self.db {
+            Database::Embedded(_) => self.embedded_write(|tx| work(&mut Erased(Lite(tx)))),
+            Database::Shared(pool) => pool
+                .with_sql(work)
+                .map_err(|failure| self.error(failure)),
+        }
+    }
+
+    /// Runs `work` in a `BEGIN IMMEDIATE` transaction of the embedded database.
+    fn embedded_write<T>(
         &self,
         work: impl FnOnce(&Transaction<'_>) -> Result<T, Failure>,
     ) -> Result<T, StateError> {
-        self.pool
-            .with(|conn| {
-                let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                let value = work(&tx)?;
-                tx.commit()?;
-                Ok(value)
-            })
-            .map_err(|failure| self.error(failure))
+        let Database::Embedded(pool) = &self.db else {
+            unreachable!("only the embedded state has an embedded database")
+        };
+        pool.with(|conn| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let value = work(&tx)?;
+            tx.commit()?;
+            Ok(value)
+        })
+        .map_err(|failure| self.error(failure))
     }
 
-    /// Attaches the database's path to a failure.
+    /// Attaches where the state is to a failure.
     fn error(&self, failure: Failure) -> StateError {
         match failure {
-            Failure::Sqlite(source) => StateError::Sqlite {
-                path: self.path().to_path_buf(),
+            Failure::Db(source) => StateError::Database {
+                at: self.location(),
                 source,
+            },
+            Failure::Corrupt(detail) => StateError::Corrupt {
+                at: self.location(),
+                detail,
             },
             Failure::State(err) => err,
         }
     }
 }
 
-/// Opens a connection: WAL, a busy timeout, `synchronous = NORMAL` (a commit survives a
-/// process kill; only a power loss may lose the last commits, never corrupt).
-/// The crawl state's connections: the common setup only.
+/// The crawl state's connections: the common setup only (WAL, a busy timeout,
+/// `synchronous = NORMAL`: a commit survives a process kill; only a power loss may lose
+/// the last commits, never corrupt).
 const SETUP: Setup = Setup {
     name: "crawl state",
     busy_timeout: BUSY_TIMEOUT,
@@ -212,11 +315,9 @@ fn migrate(tx: &Transaction<'_>) -> Result<(), Failure> {
         }
         .into());
     }
-    if version < 1 {
-        tx.execute_batch(schema::SCHEMA_V1)?;
-    }
-    if version < 2 {
-        tx.execute_batch(schema::SCHEMA_V2)?;
+    let steps = [schema::SCHEMA_V1, schema::SCHEMA_V2, schema::SCHEMA_V3];
+    for step in steps.iter().skip(usize::try_from(version).unwrap_or(0)) {
+        tx.execute_batch(step)?;
     }
     tx.pragma_update(None, "user_version", schema::SCHEMA_VERSION)?;
     Ok(())
@@ -230,4 +331,25 @@ fn millis(at: DateTime<Utc>) -> i64 {
 /// A stored instant; out-of-range values (a hand-edited database) clamp to the epoch.
 fn instant(ms: i64) -> DateTime<Utc> {
     DateTime::from_timestamp_millis(ms).unwrap_or_default()
+}
+
+/// An unsigned value (a forum ID, a count) as stored; beyond `i64` (never a real one) it
+/// saturates.
+fn int(value: impl TryInto<i64>) -> i64 {
+    value.try_into().unwrap_or(i64::MAX)
+}
+
+/// Column `index` of `row` as an unsigned type; a negative or too large value is corrupt.
+fn unsigned<T: TryFrom<i64>>(row: &Row, index: usize) -> Result<T, Failure> {
+    let value: i64 = row.get(index)?;
+    T::try_from(value)
+        .map_err(|_| Failure::Corrupt(format!("column {index} holds {value}, out of range")))
+}
+
+/// Column `index` of `row`, `NULL` allowed, as an unsigned type.
+fn unsigned_opt<T: TryFrom<i64>>(row: &Row, index: usize) -> Result<Option<T>, Failure> {
+    match row.get::<Option<i64>>(index)? {
+        None => Ok(None),
+        Some(_) => unsigned(row, index).map(Some),
+    }
 }

@@ -2,9 +2,9 @@
 //! least for the retention period, so a parser fix can be replayed without fetching again.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{OptionalExtension, Transaction, params};
+use forumdex_sql::{DynSql, Row, params};
 
-use super::{CrawlState, Failure, FetchRecord, StateError, instant, millis};
+use super::{CrawlState, Failure, FetchRecord, StateError, instant, millis, unsigned};
 
 /// zstd level for raw pages: HTML compresses well at low levels, and the crawl is slow.
 const ZSTD_LEVEL: i32 = 6;
@@ -90,7 +90,10 @@ impl CrawlState {
     /// Marks a raw page's observations imported.
     pub fn mark_imported(&self, id: i64) -> Result<(), StateError> {
         self.write(|tx| {
-            tx.execute("UPDATE raw_pages SET imported = 1 WHERE id = ?1", [id])?;
+            tx.execute(
+                "UPDATE crawl_raw_pages SET imported = 1 WHERE id = $1",
+                params![id],
+            )?;
             Ok(())
         })
     }
@@ -100,11 +103,10 @@ impl CrawlState {
     pub fn purge_raw_older_than(&self, days: u32, now: DateTime<Utc>) -> Result<u64, StateError> {
         let cutoff = now - chrono::Duration::days(i64::from(days));
         self.write(|tx| {
-            let deleted = tx.execute(
-                "DELETE FROM raw_pages WHERE imported = 1 AND fetched_at < ?1",
-                [millis(cutoff)],
-            )?;
-            Ok(u64::try_from(deleted).unwrap_or(u64::MAX))
+            Ok(tx.execute(
+                "DELETE FROM crawl_raw_pages WHERE imported = 1 AND fetched_at < $1",
+                params![millis(cutoff)],
+            )?)
         })
     }
 
@@ -115,14 +117,10 @@ impl CrawlState {
         url: &str,
         before_id: i64,
     ) -> Result<Option<RawPage>, StateError> {
-        let stored = self.read(|conn| {
-            Ok(conn
-                .query_row(
-                    &format!("{SELECT} WHERE url = ?1 AND id < ?2 ORDER BY id DESC LIMIT 1"),
-                    params![url, before_id],
-                    stored_page,
-                )
-                .optional()?)
+        let stored = self.read(|sql| {
+            let statement = format!("{SELECT} WHERE url = $1 AND id < $2 ORDER BY id DESC LIMIT 1");
+            let row = sql.query_opt(&statement, params![url, before_id])?;
+            row.as_ref().map(stored_page).transpose()
         })?;
         stored.map(decompressed).transpose()
     }
@@ -139,34 +137,34 @@ impl CrawlState {
 
     fn raw_batch(&self, which: Which, after_id: i64) -> Result<Vec<RawPage>, StateError> {
         let filter = match which {
-            Which::All => "WHERE id > ?1",
-            Which::Unimported => "WHERE imported = 0 AND id > ?1",
+            Which::All => "WHERE id > $1",
+            Which::Unimported => "WHERE imported = 0 AND id > $1",
         };
-        let stored = self.read(|conn| {
-            let mut statement = conn.prepare(&format!("{SELECT} {filter} ORDER BY id LIMIT ?2"))?;
-            let rows = statement.query_map(params![after_id, BATCH], stored_page)?;
-            Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        let stored = self.read(|sql| {
+            let statement = format!("{SELECT} {filter} ORDER BY id LIMIT $2");
+            let rows = sql.query(&statement, params![after_id, BATCH])?;
+            rows.iter().map(stored_page).collect::<Result<Vec<_>, _>>()
         })?;
         stored.into_iter().map(decompressed).collect()
     }
 }
 
 /// The columns [`stored_page`] reads.
-const SELECT: &str =
-    "SELECT id, url, kind, fetched_at, status, content_type, body_zstd, imported FROM raw_pages";
+const SELECT: &str = "SELECT id, url, kind, fetched_at, status, content_type, body_zstd, imported
+                      FROM crawl_raw_pages";
 
 /// A raw page row as stored: the page without its body, and the compressed body.
-fn stored_page(row: &rusqlite::Row<'_>) -> rusqlite::Result<(RawPage, Vec<u8>)> {
+fn stored_page(row: &Row) -> Result<(RawPage, Vec<u8>), Failure> {
     Ok((
         RawPage {
             id: row.get(0)?,
             url: row.get(1)?,
             kind: row.get(2)?,
             fetched_at: instant(row.get(3)?),
-            status: row.get(4)?,
+            status: unsigned(row, 4)?,
             content_type: row.get(5)?,
             body: Vec::new(),
-            imported: row.get(7)?,
+            imported: row.get::<i64>(7)? != 0,
         },
         row.get(6)?,
     ))
@@ -192,21 +190,24 @@ pub(super) fn compress(url: &str, body: &[u8]) -> Result<Vec<u8>, StateError> {
 
 /// Inserts a raw page (not imported); returns its id.
 pub(super) fn insert(
-    tx: &Transaction<'_>,
+    tx: &mut DynSql<'_>,
     page: &FetchRecord<'_>,
     body_zstd: &[u8],
 ) -> Result<i64, Failure> {
-    tx.execute(
-        "INSERT INTO raw_pages (url, kind, fetched_at, status, content_type, body_zstd)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    let row = tx.query_opt(
+        "INSERT INTO crawl_raw_pages (url, kind, fetched_at, status, content_type, body_zstd)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
         params![
             page.url,
             page.kind,
             millis(page.fetched_at),
-            page.status,
+            i64::from(page.status),
             page.content_type,
             body_zstd
         ],
     )?;
-    Ok(tx.last_insert_rowid())
+    match row {
+        Some(row) => Ok(row.get(0)?),
+        None => Err(Failure::Corrupt("a raw page insert returned no id".to_owned())),
+    }
 }

@@ -2,9 +2,9 @@
 //! seen (so edits and deletions are seen), and topics whose last post moved are re-crawled.
 
 use chrono::{DateTime, Duration, Utc};
-use rusqlite::{OptionalExtension, params};
+use forumdex_sql::{DynSql, params};
 
-use super::{CrawlState, StateError, instant, millis};
+use super::{CrawlState, Failure, StateError, instant, int, millis, unsigned};
 
 /// When a post is re-checked, counted from when it was posted: 10 minutes, 1 hour,
 /// 6 hours, 1 day and 7 days; after the last it is done (edits and deletions are most
@@ -49,13 +49,13 @@ impl CrawlState {
         let (index, next) = ahead(posted_at, now);
         self.write(|tx| {
             let inserted = tx.execute(
-                "INSERT INTO posts (post_id, topic_id, posted_at, step, next_check_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (post_id) DO NOTHING",
+                "INSERT INTO crawl_posts (post_id, topic_id, posted_at, step, next_check_at)
+                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (post_id) DO NOTHING",
                 params![
-                    post_id,
-                    topic_id,
+                    int(post_id),
+                    int(topic_id),
                     millis(posted_at),
-                    index,
+                    int(index),
                     next.map(millis)
                 ],
             )?;
@@ -65,20 +65,22 @@ impl CrawlState {
 
     /// The posts whose re-check is due at `now`, earliest first, at most `limit`.
     pub fn due_rechecks(&self, now: DateTime<Utc>, limit: u32) -> Result<Vec<Recheck>, StateError> {
-        self.read(|conn| {
-            let mut statement = conn.prepare(
-                "SELECT post_id, topic_id, next_check_at FROM posts
-                 WHERE next_check_at IS NOT NULL AND next_check_at <= ?1
-                 ORDER BY next_check_at, post_id LIMIT ?2",
+        self.read(|sql| {
+            let rows = sql.query(
+                "SELECT post_id, topic_id, next_check_at FROM crawl_posts
+                 WHERE next_check_at IS NOT NULL AND next_check_at <= $1
+                 ORDER BY next_check_at, post_id LIMIT $2",
+                params![millis(now), i64::from(limit)],
             )?;
-            let rows = statement.query_map(params![millis(now), limit], |row| {
-                Ok(Recheck {
-                    post_id: row.get(0)?,
-                    topic_id: row.get(1)?,
-                    due_at: instant(row.get(2)?),
+            rows.iter()
+                .map(|row| {
+                    Ok(Recheck {
+                        post_id: unsigned(row, 0)?,
+                        topic_id: unsigned(row, 1)?,
+                        due_at: instant(row.get(2)?),
+                    })
                 })
-            })?;
-            Ok(rows.collect::<Result<_, _>>()?)
+                .collect()
         })
     }
 
@@ -87,21 +89,17 @@ impl CrawlState {
     /// after the last step. Unknown posts are ignored.
     pub fn mark_rechecked(&self, post_id: u64, now: DateTime<Utc>) -> Result<(), StateError> {
         self.write(|tx| {
-            let posted_at: Option<i64> = tx
-                .query_row(
-                    "SELECT posted_at FROM posts WHERE post_id = ?1",
-                    [post_id],
-                    |row| row.get(0),
-                )
-                .optional()?;
-            let Some(posted_at) = posted_at.map(instant) else {
+            let row = tx.query_opt(
+                "SELECT posted_at FROM crawl_posts WHERE post_id = $1",
+                params![int(post_id)],
+            )?;
+            let Some(row) = row else {
                 return Ok(());
             };
-            let (index, next) = ahead(posted_at, now);
-            let next = next.map(millis);
+            let (index, next) = ahead(instant(row.get(0)?), now);
             tx.execute(
-                "UPDATE posts SET step = ?2, next_check_at = ?3 WHERE post_id = ?1",
-                params![post_id, index, next],
+                "UPDATE crawl_posts SET step = $2, next_check_at = $3 WHERE post_id = $1",
+                params![int(post_id), int(index), next.map(millis)],
             )?;
             Ok(())
         })
@@ -118,25 +116,19 @@ impl CrawlState {
         now: DateTime<Utc>,
     ) -> Result<TopicChange, StateError> {
         self.write(|tx| {
-            let seen: Option<(u64, usize)> = tx
-                .query_row(
-                    "SELECT last_post_id, step FROM topics WHERE topic_id = ?1",
-                    [topic_id],
-                    |row| Ok((row.get(0)?, row.get(1)?)),
-                )
-                .optional()?;
-            let (change, index) = classify(seen, last_post_id);
+            let (change, index) = classify(seen_topic(tx, topic_id)?, last_post_id);
             tx.execute(
-                "INSERT INTO topics (topic_id, last_post_id, last_post_at, step, next_check_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5)
+                "INSERT INTO crawl_topics
+                     (topic_id, last_post_id, last_post_at, step, next_check_at)
+                 VALUES ($1, $2, $3, $4, $5)
                  ON CONFLICT (topic_id) DO UPDATE SET last_post_id = excluded.last_post_id,
                      last_post_at = excluded.last_post_at, step = excluded.step,
                      next_check_at = excluded.next_check_at",
                 params![
-                    topic_id,
-                    last_post_id,
+                    int(topic_id),
+                    int(last_post_id),
                     last_post_at.map(millis),
-                    index,
+                    int(index),
                     millis(now + step(index))
                 ],
             )?;
@@ -152,28 +144,19 @@ impl CrawlState {
         topic_id: u64,
         last_post_id: u64,
     ) -> Result<TopicChange, StateError> {
-        self.read(|conn| {
-            let seen: Option<(u64, usize)> = conn
-                .query_row(
-                    "SELECT last_post_id, step FROM topics WHERE topic_id = ?1",
-                    [topic_id],
-                    |row| Ok((row.get(0)?, row.get(1)?)),
-                )
-                .optional()?;
-            Ok(classify(seen, last_post_id).0)
-        })
+        self.read(|sql| Ok(classify(seen_topic(sql, topic_id)?, last_post_id).0))
     }
 
     /// The topics whose check is due at `now`, earliest first, at most `limit`.
     pub fn due_topics(&self, now: DateTime<Utc>, limit: u32) -> Result<Vec<u64>, StateError> {
-        self.read(|conn| {
-            let mut statement = conn.prepare(
-                "SELECT topic_id FROM topics
-                 WHERE next_check_at IS NOT NULL AND next_check_at <= ?1
-                 ORDER BY next_check_at, topic_id LIMIT ?2",
+        self.read(|sql| {
+            let rows = sql.query(
+                "SELECT topic_id FROM crawl_topics
+                 WHERE next_check_at IS NOT NULL AND next_check_at <= $1
+                 ORDER BY next_check_at, topic_id LIMIT $2",
+                params![millis(now), i64::from(limit)],
             )?;
-            let rows = statement.query_map(params![millis(now), limit], |row| row.get(0))?;
-            Ok(rows.collect::<Result<_, _>>()?)
+            rows.iter().map(|row| unsigned(row, 0)).collect()
         })
     }
 }
@@ -187,15 +170,25 @@ impl CrawlState {
         from: u64,
         to: Option<u64>,
     ) -> Result<Vec<u64>, StateError> {
-        self.read(|conn| {
-            let mut statement = conn.prepare(
-                "SELECT post_id FROM posts WHERE topic_id = ?1 AND post_id >= ?2
-                     AND (?3 IS NULL OR post_id <= ?3) ORDER BY post_id",
+        self.read(|sql| {
+            let rows = sql.query(
+                "SELECT post_id FROM crawl_posts WHERE topic_id = $1 AND post_id >= $2
+                     AND post_id <= $3 ORDER BY post_id",
+                params![int(topic_id), int(from), int(to.unwrap_or(u64::MAX))],
             )?;
-            let rows = statement.query_map(params![topic_id, from, to], |row| row.get(0))?;
-            Ok(rows.collect::<Result<_, _>>()?)
+            rows.iter().map(|row| unsigned(row, 0)).collect()
         })
     }
+}
+
+/// A topic's last post ID and schedule step as seen before, if it was.
+fn seen_topic(sql: &mut DynSql<'_>, topic_id: u64) -> Result<Option<(u64, usize)>, Failure> {
+    let row = sql.query_opt(
+        "SELECT last_post_id, step FROM crawl_topics WHERE topic_id = $1",
+        params![int(topic_id)],
+    )?;
+    row.map(|row| Ok((unsigned(&row, 0)?, unsigned(&row, 1)?)))
+        .transpose()
 }
 
 /// A topic's change given what was seen before (its last post ID and schedule step), and

@@ -2,9 +2,9 @@
 //! a new run does not fetch it again before it is a day old.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{OptionalExtension, params};
+use forumdex_sql::params;
 
-use super::{CrawlState, StateError, instant, millis};
+use super::{CrawlState, StateError, instant, millis, unsigned_opt};
 
 /// A robots.txt answer as cached.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,21 +22,20 @@ pub struct RobotsRecord {
 impl CrawlState {
     /// The cached robots.txt answer of `origin`.
     pub fn robots(&self, origin: &str) -> Result<Option<RobotsRecord>, StateError> {
-        self.read(|conn| {
-            Ok(conn
-                .query_row(
-                    "SELECT origin, fetched_at, status, body FROM robots WHERE origin = ?1",
-                    [origin],
-                    |row| {
-                        Ok(RobotsRecord {
-                            origin: row.get(0)?,
-                            fetched_at: instant(row.get(1)?),
-                            status: row.get(2)?,
-                            body: row.get(3)?,
-                        })
-                    },
-                )
-                .optional()?)
+        self.read(|sql| {
+            let row = sql.query_opt(
+                "SELECT origin, fetched_at, status, body FROM crawl_robots WHERE origin = $1",
+                params![origin],
+            )?;
+            row.map(|row| {
+                Ok(RobotsRecord {
+                    origin: row.get(0)?,
+                    fetched_at: instant(row.get(1)?),
+                    status: unsigned_opt(&row, 2)?,
+                    body: row.get(3)?,
+                })
+            })
+            .transpose()
         })
     }
 
@@ -44,14 +43,15 @@ impl CrawlState {
     pub fn save_robots(&self, record: &RobotsRecord) -> Result<(), StateError> {
         self.write(|tx| {
             tx.execute(
-                "INSERT INTO robots (origin, fetched_at, status, body) VALUES (?1, ?2, ?3, ?4)
+                "INSERT INTO crawl_robots (origin, fetched_at, status, body)
+                 VALUES ($1, $2, $3, $4)
                  ON CONFLICT (origin) DO UPDATE SET fetched_at = excluded.fetched_at,
                      status = excluded.status, body = excluded.body",
                 params![
-                    record.origin,
+                    &record.origin,
                     millis(record.fetched_at),
-                    record.status,
-                    record.body
+                    record.status.map(i64::from),
+                    record.body.as_slice()
                 ],
             )?;
             Ok(())

@@ -1,8 +1,9 @@
-//! The crawl state's schema (version 2, `PRAGMA user_version`). Instants are Unix
-//! milliseconds (UTC).
+//! The embedded crawl state's schema (version 3, `PRAGMA user_version`). Instants are Unix
+//! milliseconds (UTC). Its final form is PostgreSQL's `crawl_*` tables (forumdex-postgres's
+//! schema version 3), so that one set of statements runs on both.
 
 /// The schema version this code writes.
-pub(crate) const SCHEMA_VERSION: i64 = 2;
+pub(crate) const SCHEMA_VERSION: i64 = 3;
 
 /// Version 1.
 pub(crate) const SCHEMA_V1: &str = "
@@ -72,3 +73,19 @@ CREATE INDEX posts_due ON posts (next_check_at) WHERE next_check_at IS NOT NULL;
 /// Version 2: the crawl scope a frontier item was queued for (`NULL`: queued before scopes
 /// were kept, fetched by any crawl).
 pub(crate) const SCHEMA_V2: &str = "ALTER TABLE frontier ADD COLUMN scope TEXT;";
+
+/// Version 3: the tables named as in PostgreSQL, where they share a database with the
+/// corpus and the accounts (`crawl_` first); the lookups of a URL's raw pages and of a
+/// topic's posts by index.
+pub(crate) const SCHEMA_V3: &str = "
+ALTER TABLE hold RENAME TO crawl_hold;
+ALTER TABLE frontier RENAME TO crawl_frontier;
+ALTER TABLE fetch_log RENAME TO crawl_fetch_log;
+ALTER TABLE raw_pages RENAME TO crawl_raw_pages;
+ALTER TABLE daily_requests RENAME TO crawl_daily_requests;
+ALTER TABLE robots RENAME TO crawl_robots;
+ALTER TABLE topics RENAME TO crawl_topics;
+ALTER TABLE posts RENAME TO crawl_posts;
+CREATE INDEX crawl_raw_pages_by_url ON crawl_raw_pages (url, id);
+CREATE INDEX crawl_posts_by_topic ON crawl_posts (topic_id, post_id);
+";

@@ -1,9 +1,90 @@
-//! The crawl state: persistence, the one-transaction fetch record, raw pages, the schedule.
+//! The crawl state: persistence, the one-transaction fetch record, raw pages, the schedule;
+//! every case on both backends (the embedded database, the shared PostgreSQL one).
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
+use forumdex_postgres::PgPool;
 use forumdex_crawl::state::{
     CrawlState, FetchFailure, FetchRecord, NewItem, PushResult, TopicChange,
 };
+
+/// Where a case's crawl state is kept.
+enum Backend {
+    /// `{data}/crawl/state.sqlite` in a temporary data folder.
+    Embedded(tempfile::TempDir),
+    /// A fresh, migrated PostgreSQL schema (its URL).
+    Shared(String),
+}
+
+impl Backend {
+    fn embedded() -> Self {
+        Self::Embedded(tempfile::tempdir().expect("temp dir"))
+    }
+
+    fn shared() -> Self {
+        let url = forumdex_testkit::postgres::fresh_schema_url();
+        let pool = PgPool::connect(&url).expect("connect");
+        forumdex_postgres::schema::migrate(&pool).expect("migrate");
+        Self::Shared(url)
+    }
+
+    /// The state, opened afresh (a reopen sees what earlier ones committed).
+    fn open(&self) -> CrawlState {
+        match self {
+            Self::Embedded(dir) => CrawlState::open_in(dir.path()).expect("state"),
+            Self::Shared(url) => {
+                CrawlState::open_shared(PgPool::connect(url).expect("connect")).expect("state")
+            }
+        }
+    }
+
+    /// The stored (compressed) length of the one raw page's body.
+    fn stored_body_length(&self) -> i64 {
+        let statement = "SELECT length(body_zstd) FROM crawl_raw_pages";
+        match self {
+            Self::Embedded(dir) => {
+                rusqlite::Connection::open(dir.path().join(CrawlState::RELATIVE_PATH))
+                    .expect("open")
+                    .query_row(statement, [], |row| row.get(0))
+                    .expect("length")
+            }
+            Self::Shared(url) => {
+                let mut client = postgres::Client::connect(url, postgres::NoTls).expect("connect");
+                let length: i32 = client.query_one(statement, &[]).expect("length").get(0);
+                i64::from(length)
+            }
+        }
+    }
+}
+
+/// Runs each case once per backend: `embedded::CASE` and `shared::CASE`.
+macro_rules! on_both_backends {
+    ($($case:ident),* $(,)?) => {
+        mod embedded {
+            $(#[test]
+            fn $case() {
+                super::$case(&super::Backend::embedded());
+            })*
+        }
+        mod shared {
+            $(#[test]
+            fn $case() {
+                super::$case(&super::Backend::shared());
+            })*
+        }
+    };
+}
+
+on_both_backends!(
+    pushing_a_url_twice_queues_it_once,
+    a_recorded_page_is_logged_stored_done_and_its_links_queued_and_survives_reopen,
+    unimported_pages_are_listed_until_marked_and_purge_keeps_them,
+    many_raw_pages_are_walked_across_batches,
+    posts_are_rechecked_on_a_decaying_schedule_then_done,
+    topics_whose_last_post_moved_are_reported,
+    a_set_aside_page_is_done_kept_for_reparse_and_not_replayed,
+    known_posts_are_those_seen_in_the_range,
+    a_crawl_takes_only_its_own_scopes_items,
+);
 
 fn t0() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0)
@@ -32,10 +113,8 @@ fn page<'a>(url: &'a str, body: &'a [u8], at: DateTime<Utc>) -> FetchRecord<'a> 
     }
 }
 
-#[test]
-fn pushing_a_url_twice_queues_it_once() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let state = CrawlState::open_in(dir.path()).expect("state");
+fn pushing_a_url_twice_queues_it_once(backend: &Backend) {
+    let state = backend.open();
     let later = item("http://f/t1", t0() + Duration::hours(1));
     assert_eq!(state.push(&later, t0()).expect("push"), PushResult::Queued);
     let sooner = NewItem {
@@ -75,12 +154,10 @@ fn pushing_a_url_twice_queues_it_once() {
     );
 }
 
-#[test]
-fn a_recorded_page_is_logged_stored_done_and_its_links_queued_and_survives_reopen() {
-    let dir = tempfile::tempdir().expect("temp dir");
+fn a_recorded_page_is_logged_stored_done_and_its_links_queued_and_survives_reopen(backend: &Backend) {
     let body = "<html>".repeat(10_000);
     {
-        let state = CrawlState::open_in(dir.path()).expect("state");
+        let state = backend.open();
         state
             .push(&item("http://f/board", t0()), t0())
             .expect("push");
@@ -102,7 +179,7 @@ fn a_recorded_page_is_logged_stored_done_and_its_links_queued_and_survives_reope
             .expect("failure");
         assert_eq!(state.try_spend_request(t0(), 10).expect("spend"), Some(1));
     }
-    let state = CrawlState::open_in(dir.path()).expect("reopen");
+    let state = backend.open();
     assert_eq!(
         state.pending_count().expect("count"),
         3,
@@ -129,12 +206,7 @@ fn a_recorded_page_is_logged_stored_done_and_its_links_queued_and_survives_reope
     assert_eq!(pages[0].body, body.as_bytes(), "the body round-trips");
     assert_eq!(pages[0].fetched_at, t0());
     assert_eq!(pages[0].content_type.as_deref(), Some("text/html"));
-    let stored: i64 = rusqlite::Connection::open(state.path())
-        .expect("open")
-        .query_row("SELECT length(body_zstd) FROM raw_pages", [], |row| {
-            row.get(0)
-        })
-        .expect("length");
+    let stored = backend.stored_body_length();
     assert!(
         stored < 1_000,
         "kept compressed: {stored} bytes for {}",
@@ -142,10 +214,8 @@ fn a_recorded_page_is_logged_stored_done_and_its_links_queued_and_survives_reope
     );
 }
 
-#[test]
-fn unimported_pages_are_listed_until_marked_and_purge_keeps_them() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let state = CrawlState::open_in(dir.path()).expect("state");
+fn unimported_pages_are_listed_until_marked_and_purge_keeps_them(backend: &Backend) {
+    let state = backend.open();
     let old = state
         .record_page(&page("http://f/1", b"one", t0()), &[])
         .expect("record");
@@ -177,10 +247,8 @@ fn unimported_pages_are_listed_until_marked_and_purge_keeps_them() {
     assert_eq!(left, ["http://f/2"]);
 }
 
-#[test]
-fn many_raw_pages_are_walked_across_batches() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let state = CrawlState::open_in(dir.path()).expect("state");
+fn many_raw_pages_are_walked_across_batches(backend: &Backend) {
+    let state = backend.open();
     for n in 0..150 {
         let url = format!("http://f/{n}");
         state
@@ -195,10 +263,8 @@ fn many_raw_pages_are_walked_across_batches() {
     assert_eq!(bodies[149], b"http://f/149");
 }
 
-#[test]
-fn posts_are_rechecked_on_a_decaying_schedule_then_done() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let state = CrawlState::open_in(dir.path()).expect("state");
+fn posts_are_rechecked_on_a_decaying_schedule_then_done(backend: &Backend) {
+    let state = backend.open();
     assert!(state.observe_post(7, 3, t0(), t0()).expect("observe"));
     assert!(
         !state
@@ -252,10 +318,8 @@ fn posts_are_rechecked_on_a_decaying_schedule_then_done() {
     assert!(!due(t0() + Duration::days(365)).contains(&9));
 }
 
-#[test]
-fn topics_whose_last_post_moved_are_reported() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let state = CrawlState::open_in(dir.path()).expect("state");
+fn topics_whose_last_post_moved_are_reported(backend: &Backend) {
+    let state = backend.open();
     assert_eq!(
         state.observe_topic(3, 100, None, t0()).expect("observe"),
         TopicChange::New
@@ -291,10 +355,8 @@ fn topics_whose_last_post_moved_are_reported() {
     );
 }
 
-#[test]
-fn a_set_aside_page_is_done_kept_for_reparse_and_not_replayed() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let state = CrawlState::open_in(dir.path()).expect("state");
+fn a_set_aside_page_is_done_kept_for_reparse_and_not_replayed(backend: &Backend) {
+    let state = backend.open();
     state.push(&item("http://f/t1", t0()), t0()).expect("push");
     state
         .record_set_aside(&page("http://f/t1", b"<html>half", t0()), "truncated")
@@ -306,10 +368,8 @@ fn a_set_aside_page_is_done_kept_for_reparse_and_not_replayed() {
     assert_eq!(kept, vec![b"<html>half".to_vec()]);
 }
 
-#[test]
-fn known_posts_are_those_seen_in_the_range() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let state = CrawlState::open_in(dir.path()).expect("state");
+fn known_posts_are_those_seen_in_the_range(backend: &Backend) {
+    let state = backend.open();
     for post in [53, 56, 70] {
         state.observe_post(post, 14, t0(), t0()).expect("observe");
     }
@@ -323,10 +383,8 @@ fn known_posts_are_those_seen_in_the_range() {
     );
 }
 
-#[test]
-fn a_crawl_takes_only_its_own_scopes_items() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let state = CrawlState::open_in(dir.path()).expect("state");
+fn a_crawl_takes_only_its_own_scopes_items(backend: &Backend) {
+    let state = backend.open();
     let scoped = |url: &str, scope: &str| NewItem {
         scope: scope.to_owned(),
         ..item(url, t0())

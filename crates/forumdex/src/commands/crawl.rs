@@ -1,13 +1,13 @@
 //! `forumdex crawl`: reads an SMF 1.x forum politely (forumdex-crawl) and imports what it
 //! reads through the same path as `forumdex import`, or writes it to `--out`.
 
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use chrono::{DateTime, Utc};
 use clap::Args;
 use forumdex_corpus::{CorpusWrite, ForumId};
@@ -16,7 +16,8 @@ use forumdex_crawl::fetch::{CrawlPolicy, Fetcher};
 use forumdex_crawl::state::CrawlState;
 use forumdex_ingest::source::Source;
 use forumdex_search::{Indexer, SearchIndexes};
-use forumdex_storage::Storage;
+use forumdex_postgres::PgPool;
+use forumdex_storage::{Storage, StorageKind};
 
 use crate::commands::{import, settings};
 use crate::global::GlobalArgs;
@@ -25,8 +26,6 @@ use crate::output::print_json;
 /// Imported raw pages older than this many days are purged after a crawl (kept that long
 /// for `--reparse`).
 pub const RAW_PAGE_DAYS: u32 = 30;
-/// The lock file that keeps one crawl per data folder, under `{data}/crawl/`.
-const LOCK_FILE: &str = "crawl.lock";
 /// The file one page's lines are written to before they are imported, under
 /// `{data}/crawl/`.
 const PAGE_FILE: &str = "page.jsonl";
@@ -87,15 +86,15 @@ pub fn run(global: &GlobalArgs, args: CrawlArgs) -> anyhow::Result<()> {
     } else {
         Some(policy(&settings.crawl, args.max_requests)?)
     };
-    let _lock = lock(&global.data)?;
-    let state = Arc::new(CrawlState::open_in(&global.data)?);
+    let storage = settings.storage.factory(&global.data);
+    let state = Arc::new(crawl_state(&storage)?);
+    let _lock = state.lock()?;
     let scope = Scope {
         boards: args.boards.clone(),
         topics: args.topics.clone(),
         profiles: args.profiles,
         since: args.since,
     };
-    let storage = settings.storage.factory(&global.data);
     let clock = storage.clock();
     let mut crawler = Crawler::new(
         Arc::clone(&state),
@@ -113,10 +112,13 @@ pub fn run(global: &GlobalArgs, args: CrawlArgs) -> anyhow::Result<()> {
         }
         None => {
             let corpus = storage.corpus()?;
+            let folder = global.data.join("crawl");
+            std::fs::create_dir_all(&folder)
+                .with_context(|| format!("cannot create {}", folder.display()))?;
             let mut sink = ImportSink {
                 storage: &storage,
                 corpus: corpus.write.as_ref(),
-                file: global.data.join("crawl").join(PAGE_FILE),
+                file: folder.join(PAGE_FILE),
             };
             let outcome = crawl(&mut crawler, &state, &forum_url, policy, &mut sink);
             sync_indexes(&storage, &corpus.read);
@@ -202,28 +204,15 @@ fn crawl(
     runtime.block_on(crawler.run(&mut fetcher, sink))
 }
 
-/// Takes the data folder's crawl lock (released when the file is closed, also when the
-/// process is killed).
-fn lock(data: &Path) -> anyhow::Result<File> {
-    let folder = data.join("crawl");
-    std::fs::create_dir_all(&folder)
-        .with_context(|| format!("cannot create {}", folder.display()))?;
-    let path = folder.join(LOCK_FILE);
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .with_context(|| format!("cannot open {}", path.display()))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(TryLockError::WouldBlock) => bail!(
-            "another crawl is running on {} (it holds {}); one crawl per data folder at a time",
-            data.display(),
-            path.display()
-        ),
-        Err(TryLockError::Error(err)) => {
-            Err(err).with_context(|| format!("cannot lock {}", path.display()))
+/// The crawl state where the deployment keeps its data: `{data}/crawl/state.sqlite` on the
+/// embedded default, the shared PostgreSQL database with `storage = "postgres"` (so that its
+/// lock and politeness clock are the whole deployment's).
+fn crawl_state(storage: &Storage) -> anyhow::Result<CrawlState> {
+    match &storage.settings().kind {
+        StorageKind::Embedded => Ok(CrawlState::open_in(storage.data_dir())?),
+        StorageKind::Postgres { url } => {
+            let pool = PgPool::connect(url).context("opening the crawl state on PostgreSQL")?;
+            Ok(CrawlState::open_shared(pool)?)
         }
     }
 }
