@@ -6,9 +6,11 @@
 //! - [`fetch`]: the polite HTTP client (one request in flight, paced, robots.txt obeyed,
 //!   429/503 backoff, request budgets).
 //! - [`crawl`]: the crawl loop that ties them together ([`crawl::Crawler`]).
-//! - [`state`]: the crawl state in `{data}/crawl/state.sqlite` (frontier, fetch log, raw
-//!   pages, daily budget, robots cache, refresh schedule), which makes a crawl resumable.
+//! - [`state`]: the crawl state (frontier, fetch log, raw pages, daily budget, robots cache,
+//!   refresh schedule) in `{data}/crawl/state.sqlite` or the deployment's PostgreSQL
+//!   database, which makes a crawl resumable and polite across runs and machines.
 
+mod blocking;
 pub mod crawl;
 pub mod fetch;
 pub mod observe;

@@ -34,6 +34,7 @@ use std::sync::Arc;
 
 use forumdex_clock::SharedClock;
 
+use crate::blocking::off_runtime;
 use crate::fetch::{FetchError, Fetcher};
 use crate::parse::{BoardPage, Page, PageRef, ParseError, TopicStart};
 use crate::state::{CrawlState, FetchFailure, FetchRecord, StateError, TopicChange};
@@ -51,7 +52,7 @@ const NETWORK_RETRY: chrono::Duration = chrono::Duration::minutes(10);
 const RECHECKS_PER_RUN: u32 = 10_000;
 
 /// Where a page's observation lines go.
-pub trait Sink {
+pub trait Sink: Send {
     /// Takes one page's corpus-format lines (possibly none); returns how many observations
     /// were new to the corpus.
     fn write(&mut self, lines: &[String]) -> anyhow::Result<u64>;
@@ -411,7 +412,7 @@ impl Crawler {
         lines: &[String],
         sink: &mut dyn Sink,
     ) -> Result<(), CrawlError> {
-        let new = sink.write(lines).map_err(|source| CrawlError::Sink {
+        let new = off_runtime(|| sink.write(lines)).map_err(|source| CrawlError::Sink {
             url: url.to_owned(),
             source,
         })?;

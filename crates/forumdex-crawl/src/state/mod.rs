@@ -49,6 +49,8 @@ use chrono::{DateTime, Utc};
 use forumdex_postgres::PgPool;
 use forumdex_sql::{AnyDb, CellError, Db, DynSql, Erased, Row};
 use forumdex_sqlite::{Lite, Pool, Setup};
+
+use crate::blocking::off_runtime;
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 pub use frontier::{
@@ -229,14 +231,14 @@ impl CrawlState {
     }
 
     /// Runs `work` on the state's database (reads: no explicit transaction on SQLite, a
-    /// read-committed one on PostgreSQL).
-    fn read<T>(
+    /// read-committed one on PostgreSQL, on a thread of its own: [`off_runtime`]).
+    fn read<T: Send>(
         &self,
-        work: impl FnOnce(&mut DynSql<'_>) -> Result<T, Failure>,
+        work: impl FnOnce(&mut DynSql<'_>) -> Result<T, Failure> + Send,
     ) -> Result<T, StateError> {
         match &self.db {
             Database::Embedded(pool) => pool.with(|conn| work(&mut Erased(Lite(conn)))),
-            Database::Shared(pool) => pool.with_sql(work),
+            Database::Shared(pool) => off_runtime(|| pool.with_sql(work)),
         }
         .map_err(|failure| self.error(failure))
     }
@@ -244,15 +246,15 @@ impl CrawlState {
     /// Runs `work` in one transaction, committed when it succeeds (dropped, hence rolled
     /// back, when it fails): `BEGIN IMMEDIATE` on SQLite, read committed on PostgreSQL,
     /// where the crawl lock makes the crawl the only writer.
-    fn write<T>(
+    fn write<T: Send>(
         &self,
-        work: impl FnOnce(&mut DynSql<'_>) -> Result<T, Failure>,
+        work: impl FnOnce(&mut DynSql<'_>) -> Result<T, Failure> + Send,
     ) -> Result<T, StateError> {
         match &self.db {
             Database::Embedded(_) => self.embedded_write(|tx| work(&mut Erased(Lite(tx)))),
-            Database::Shared(pool) => pool
-                .with_sql(work)
-                .map_err(|failure| self.error(failure)),
+            Database::Shared(pool) => {
+                off_runtime(|| pool.with_sql(work)).map_err(|failure| self.error(failure))
+            }
         }
     }
 
@@ -351,5 +353,40 @@ fn unsigned_opt<T: TryFrom<i64>>(row: &Row, index: usize) -> Result<Option<T>, F
     match row.get::<Option<i64>>(index)? {
         None => Ok(None),
         Some(_) => unsigned(row, index).map(Some),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_state_written_before_the_tables_were_renamed_keeps_its_frontier() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("state.sqlite");
+        {
+            let conn = Connection::open(&path).expect("open");
+            conn.execute_batch(schema::SCHEMA_V1).expect("version 1");
+            conn.execute_batch(schema::SCHEMA_V2).expect("version 2");
+            conn.execute_batch(
+                "INSERT INTO frontier (url, kind, priority, due_at, state, updated_at, scope)
+                 VALUES ('http://f/t1', 'topic', 3, 0, 'pending', 0, 's');
+                 INSERT INTO hold (id, not_before) VALUES (1, 5000);
+                 PRAGMA user_version = 2;",
+            )
+            .expect("a version 2 state");
+        }
+        let state = CrawlState::open(&path).expect("migrated");
+        let item = state
+            .next_due(instant(0), "s")
+            .expect("read")
+            .expect("still pending");
+        assert_eq!((item.url.as_str(), item.priority), ("http://f/t1", 3));
+        assert_eq!(state.held_until().expect("read"), Some(instant(5000)));
+        let version: i64 = Connection::open(&path)
+            .expect("open")
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .expect("version");
+        assert_eq!(version, schema::SCHEMA_VERSION);
     }
 }

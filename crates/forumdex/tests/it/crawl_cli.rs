@@ -24,11 +24,23 @@ struct Site {
 
 impl Site {
     fn new() -> Self {
+        Self::with_settings("")
+    }
+
+    /// A site of a deployment on PostgreSQL: its corpus and crawl state in the database
+    /// at `url`, its search indexes in its own data folder.
+    fn on_postgres(url: &str) -> Self {
+        Self::with_settings(&format!(
+            "storage = \"postgres\"\ndatabase_url = \"{url}\"\nrate_limiter = \"local\"\n"
+        ))
+    }
+
+    fn with_settings(more: &str) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         let config = dir.path().join("forumdex.toml");
         std::fs::write(
             &config,
-            format!("crawl_user_agent = \"{USER_AGENT}\"\ncrawl_interval_ms = 1000\n"),
+            format!("crawl_user_agent = \"{USER_AGENT}\"\ncrawl_interval_ms = 1000\n{more}"),
         )
         .expect("write settings");
         Self { dir, config }
@@ -604,4 +616,49 @@ fn a_differently_scoped_crawl_does_what_was_asked_first() {
     let next = &forum.page_hits()[before..];
     assert_eq!(next.len(), 1, "{next:?}");
     assert!(next[0].contains("topic="), "{next:?}");
+}
+
+/// Two machines of one deployment on PostgreSQL (two data folders, one database) crawl the
+/// forum as one polite client: the crawl state, its lock and the politeness clock are the
+/// database's. While one crawls, the other is refused; the next crawl, from the other
+/// folder, keeps the interval from the last request and reuses the robots.txt already read.
+#[test]
+fn two_machines_on_postgres_crawl_as_one_polite_client() {
+    let Some(forum) = forum() else { return };
+    let url = forumdex_testkit::postgres::fresh_schema_url();
+    let (first, second) = (Site::on_postgres(&url), Site::on_postgres(&url));
+    let config = first.config.to_str().expect("utf-8 path");
+    json_ok(&first.data(), &["--config", config, "db", "migrate"]);
+
+    let summary = first.crawl(&forum, &["--topic", "14"]);
+    assert_eq!(summary["requests"], 2, "robots.txt and the page: {summary}");
+
+    let state = forumdex_crawl::state::CrawlState::open_shared(
+        forumdex_postgres::PgPool::connect(&url).expect("connect"),
+    )
+    .expect("the shared crawl state");
+    let held = state.lock().expect("the deployment's crawl lock is free");
+    let refused = fails(&second.data(), &second.args(&forum, &["--topic", "14", "--refresh"]));
+    assert!(
+        refused.contains("another crawl is running on this deployment"),
+        "{refused}"
+    );
+    drop(held);
+
+    let summary = second.crawl(&forum, &["--topic", "14", "--refresh"]);
+    assert_eq!(
+        summary["requests"], 1,
+        "the page only: robots.txt was read by the other machine: {summary}"
+    );
+    assert_eq!(summary["errors"], 0, "{summary}");
+    assert_eq!(
+        forum.page_hits(),
+        vec![format!("/index.php?{TOPIC_14}"); 2],
+        "one fetch of the page per crawl"
+    );
+    forum.assert_paced(1000);
+    assert!(
+        !second.data().join("crawl/state.sqlite").exists(),
+        "no crawl state of its own"
+    );
 }
