@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use crate::ids::{AccountId, KeyId};
-use crate::store::{AccountError, AccountStore, Email};
+use crate::store::{AccountError, AccountStore, CreatedKey, Email, KeyInfo, NewKey};
 
 /// The ledger operation of a paid top-up (keyed `topup:<id>`).
 pub const TOPUP_OPERATION: &str = "topup";
@@ -32,6 +32,15 @@ impl TokenHash {
     pub fn of(token: &str) -> Self {
         Self(Sha256::digest(token.as_bytes()).into())
     }
+}
+
+/// What [`DeveloperStore::create_key_once`] did.
+#[derive(Debug, Clone)]
+pub enum KeyCreation {
+    /// The key was created from this form now; its secret is shown once.
+    Created(CreatedKey),
+    /// This form created a key before: that key, without its secret.
+    AlreadyCreated(KeyInfo),
 }
 
 impl PartialEq for TokenHash {
@@ -419,6 +428,18 @@ pub trait DeveloperStore: AccountStore {
         token: &TokenHash,
         now: DateTime<Utc>,
     ) -> Result<Option<AccountId>, DeveloperError>;
+
+    /// Creates a key as [`AccountStore::create_key`] does, once per form: `form` is the
+    /// hash of the one-time token the create form carried. A second call with the same form
+    /// (a reloaded answer page sending it again) creates nothing and answers the key the
+    /// first call created, whose secret is never shown again.
+    fn create_key_once(
+        &self,
+        account: AccountId,
+        form: &TokenHash,
+        new: &NewKey,
+        now: DateTime<Utc>,
+    ) -> Result<KeyCreation, DeveloperError>;
 
     /// Whether `consume_token` would accept the token now, without using it up (a link
     /// checked when it is opened, used when its form is sent).

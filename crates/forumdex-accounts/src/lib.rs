@@ -29,7 +29,8 @@ pub mod wire;
 
 pub use allowlist::{AllowEntry, AllowEntryError, Allowlist};
 pub use developer::{
-    Activity, CheckoutFacts, DeveloperError, DeveloperStore, Login, NewTopup, PaymentEvent,
+    Activity, CheckoutFacts, DeveloperError, DeveloperStore, KeyCreation, Login, NewTopup,
+    PaymentEvent,
     PaymentEventKind, PaymentOutcome, Session, TokenHash, TokenPurpose, Topup, TopupStatus,
     UsageCount,
 };

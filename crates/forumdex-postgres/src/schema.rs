@@ -8,7 +8,9 @@
 //! copy between the two changes no value.
 
 use forumdex_sql::Dialect;
-use forumdex_sql::accounts::schema::{allowlist_and_ledger_tables, dashboard_tables};
+use forumdex_sql::accounts::schema::{
+    allowlist_and_ledger_tables, dashboard_tables, key_submissions_table,
+};
 use postgres::error::SqlState;
 
 use crate::pool::{PgError, PgPool};
@@ -176,7 +178,8 @@ CREATE TABLE topic_stats_since (seq BIGINT NOT NULL);
 INSERT INTO topic_stats_since (seq) VALUES (0);
 ";
 
-/// Version 3: the crawler's state (forumdex-crawl's `state` module, where each table's
+/// Version 3: the create-key forms already sent (`key_submissions_table`, written once
+/// for both backends), and the crawler's state (forumdex-crawl's `state` module, where each table's
 /// meaning is), shared by every machine of the deployment so that it crawls as one polite
 /// client: the frontier, the fetch log, raw pages (zstd), the requests spent per UTC day and
 /// the forum's hold (the politeness clock), the robots.txt cache and the refresh schedule.
@@ -257,7 +260,7 @@ fn migrations() -> [String; SCHEMA_VERSION as usize] {
             dashboard_tables(Dialect::Postgres)
         ),
         CORPUS_V2.to_owned(),
-        CRAWL_V3.to_owned(),
+        format!("{CRAWL_V3}{}", key_submissions_table(Dialect::Postgres)),
     ]
 }
 

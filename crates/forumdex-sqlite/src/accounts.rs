@@ -20,7 +20,8 @@
 //!
 //! Version 2 adds `api_keys.secret_prefix` and the dashboard's tables (see
 //! [`developer`]'s `schema_v2`): logins, login tokens, sessions, activity, daily usage,
-//! top-ups and payment events.
+//! top-ups and payment events. Version 3 adds `key_submissions`, the create-key forms
+//! already sent (`forumdex_sql::accounts::schema::key_submissions_table`).
 
 mod developer;
 
@@ -31,7 +32,7 @@ use std::time::Duration;
 use rusqlite::{Connection, TransactionBehavior};
 
 use forumdex_accounts::store::AccountError;
-use forumdex_sql::accounts::schema::allowlist_and_ledger_tables;
+use forumdex_sql::accounts::schema::{allowlist_and_ledger_tables, key_submissions_table};
 use forumdex_sql::{Dialect, Failure};
 
 use crate::connect::Setup;
@@ -43,7 +44,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Idle connections kept for reuse; more are opened on demand and closed after use.
 const MAX_IDLE_CONNECTIONS: usize = 8;
 /// The schema version this code writes.
-const SCHEMA_VERSION: i64 = 2;
+const SCHEMA_VERSION: i64 = 3;
 
 /// Version 1: accounts and keys; the allowlists and the ledger follow
 /// (`allowlist_and_ledger_tables`, written once for both backends).
@@ -256,6 +257,10 @@ fn migrate(conn: &mut Connection) -> Result<(), AccountError> {
     }
     if version < 2 {
         tx.execute_batch(&developer::schema_v2())
+            .map_err(AccountError::storage)?;
+    }
+    if version < 3 {
+        tx.execute_batch(&key_submissions_table(Dialect::Sqlite))
             .map_err(AccountError::storage)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 use forumdex_accounts::developer::{REFUND_OPERATION, SIGNUP_OPERATION, TOPUP_OPERATION};
 use forumdex_accounts::{
-    AccountError, AccountId, CheckoutFacts, DeveloperError, DeveloperStore, Email, KeyId, KeyInfo,
-    LedgerEntry, NewKey, NewTopup, PaymentEvent, PaymentEventKind, PaymentOutcome, TokenHash,
+    AccountError, AccountId, CheckoutFacts, DeveloperError, DeveloperStore, Email, KeyCreation,
+    KeyId, KeyInfo, LedgerEntry, NewKey, NewTopup, PaymentEvent, PaymentEventKind, PaymentOutcome, TokenHash,
     TokenPurpose, Topup, TopupStatus, UsageCount,
 };
 
@@ -36,6 +36,7 @@ macro_rules! developer_store_conformance {
             usage_of_unknown_keys_is_skipped,
             usage_is_per_account_from_a_day,
             rename_key_sets_and_clears,
+            a_create_form_sent_twice_creates_one_key,
             topups_are_orders_newest_first,
             a_paid_checkout_credits_once,
             a_mismatched_payment_is_rejected,
@@ -724,6 +725,40 @@ pub fn rename_key_sets_and_clears<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
         store.rename_key(&KeyId::generate(), Some("x")),
         Err(DeveloperError::Account(AccountError::KeyNotFound(_)))
     ));
+}
+
+/// A create form sent twice (a reloaded answer page) creates one key: the second sending
+/// answers the first one's key, without a secret. Another form creates another key, and
+/// one account's form token means nothing for another account.
+pub fn a_create_form_sent_twice_creates_one_key<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let form = TokenHash::of("form-1");
+    let new = NewKey {
+        name: Some("prod".to_owned()),
+        ..NewKey::default()
+    };
+    let KeyCreation::Created(first) = store.create_key_once(id, &form, &new, t0()).expect("create")
+    else {
+        panic!("the first sending creates the key");
+    };
+    match store.create_key_once(id, &form, &new, mins(1)).expect("again") {
+        KeyCreation::AlreadyCreated(before) => assert_eq!(before, first.info),
+        KeyCreation::Created(_) => panic!("a second key from one form"),
+    }
+    assert_eq!(store.list_keys(id).expect("keys").len(), 1);
+
+    let other_form = TokenHash::of("form-2");
+    assert!(matches!(
+        store.create_key_once(id, &other_form, &new, mins(2)),
+        Ok(KeyCreation::Created(_))
+    ));
+    let stranger = developer(store, "other@example.com");
+    assert!(matches!(
+        store.create_key_once(stranger, &form, &new, mins(3)),
+        Ok(KeyCreation::Created(_))
+    ));
+    assert_eq!(store.list_keys(id).expect("keys").len(), 2);
 }
 
 /// Orders start pending, take their checkout id, and are listed per account, newest first.

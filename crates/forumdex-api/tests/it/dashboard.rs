@@ -182,13 +182,23 @@ fn account_of(app: &TestApp, email: &str) -> AccountId {
 }
 
 /// Creates a key through the form; its id and secret.
+/// The one-time token of the create-key form, as a fresh keys page carries it.
+async fn form_token(app: &TestApp, browser: &Browser) -> String {
+    let page = get(app, "/dashboard/keys", Some(browser)).await;
+    let field = "name=\"form\" value=\"";
+    let start = page.body.find(field).expect("a form token") + field.len();
+    page.body[start..start + 64].to_owned()
+}
+
 async fn create_key(app: &TestApp, browser: &Browser, allow: &str) -> (String, String) {
+    let form = form_token(app, browser).await;
     let page = post(
         app,
         "/dashboard/keys",
         Some(browser),
         &[
             ("csrf", &browser.csrf),
+            ("form", &form),
             ("name", "laptop"),
             ("lifetime", "30d"),
             ("allow", allow),
@@ -718,12 +728,14 @@ async fn allowlists_are_validated_and_apply_at_the_next_request() {
     )
     .await;
     assert_eq!(app.get(POST, Some(&secret)).await.status(), 200);
+    let form = form_token(&app, &browser).await;
     let created_bad = post(
         &app,
         "/dashboard/keys",
         Some(&browser),
         &[
             ("csrf", &browser.csrf),
+            ("form", &form),
             ("name", "x"),
             ("lifetime", "9d"),
             ("allow", ""),
@@ -1244,12 +1256,14 @@ async fn pages_mark_where_you_are_and_who_you_are() {
 async fn a_refused_form_keeps_what_was_typed_and_marks_every_bad_entry() {
     let app = app().await;
     let browser = developer(&app, "typed@example.com").await;
+    let form = form_token(&app, &browser).await;
     let refused = post(
         &app,
         "/dashboard/keys",
         Some(&browser),
         &[
             ("csrf", &browser.csrf),
+            ("form", &form),
             ("name", "prod server"),
             ("lifetime", "365d"),
             ("allow", "10.0.0.0/8\n300.1.1.1\nnot-an-ip"),
@@ -1311,4 +1325,49 @@ async fn a_refused_form_keeps_what_was_typed_and_marks_every_bad_entry() {
         "{body}"
     );
     assert!(body.contains("aria-describedby=\"allow-error\""));
+}
+
+#[tokio::test]
+async fn a_reloaded_new_key_page_creates_no_second_key() {
+    let app = app().await;
+    let browser = developer(&app, "reload@example.com").await;
+    let account = account_of(&app, "reload@example.com");
+    let keys = || app.store(|accounts| accounts.list_keys(account)).unwrap();
+    let form = form_token(&app, &browser).await;
+    let fields = [
+        ("csrf", browser.csrf.as_str()),
+        ("form", form.as_str()),
+        ("name", "prod"),
+        ("lifetime", "30d"),
+        ("allow", ""),
+    ];
+    let first = post(&app, "/dashboard/keys", Some(&browser), &fields).await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    let secret = text_of(&first.body, "secret");
+
+    // The browser's "resend the form?" after a reload: the same fields again.
+    let again = post(&app, "/dashboard/keys", Some(&browser), &fields).await;
+    assert_eq!(again.status, 409, "{}", again.body);
+    let created = keys();
+    assert_eq!(created.len(), 1, "one key from one form");
+    assert!(again.body.contains("This key was already created"), "{}", again.body);
+    assert!(again.body.contains(created[0].key_id.as_str()), "{}", again.body);
+    assert!(!again.body.contains(&secret), "the secret is shown once only");
+
+    // A form from a page without a token (or a forged one) creates nothing.
+    let stale = post(
+        &app,
+        "/dashboard/keys",
+        Some(&browser),
+        &[("csrf", &browser.csrf), ("name", "old"), ("lifetime", "30d")],
+    )
+    .await;
+    assert_eq!(stale.status, 400, "{}", stale.body);
+    assert!(stale.body.contains("out of date"), "{}", stale.body);
+    assert_eq!(keys().len(), 1);
+
+    // Every keys page carries a new form: creating another key still works.
+    assert_ne!(form_token(&app, &browser).await, form);
+    create_key(&app, &browser, "").await;
+    assert_eq!(keys().len(), 2);
 }

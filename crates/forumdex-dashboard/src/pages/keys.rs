@@ -11,8 +11,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono::{DateTime, Duration, Utc};
 use forumdex_accounts::{
-    AccountId, AllowEntry, Allowlist, DeveloperStore, KeyId, KeyInfo, KeyLifetime, KeyStatus,
-    NewKey, UsageCount,
+    AccountError, AccountId, AllowEntry, Allowlist, DeveloperError, DeveloperStore, KeyCreation,
+    KeyId, KeyInfo, KeyLifetime, KeyStatus, NewKey, TokenHash, UsageCount,
 };
 use maud::{Markup, html};
 use serde::Deserialize;
@@ -20,7 +20,7 @@ use serde::Deserialize;
 use crate::error::{PageError, PageForm, blocking};
 use crate::layout::Flash;
 use crate::pages::{respond, when, when_or};
-use crate::session::SignedIn;
+use crate::session::{self, SignedIn};
 use crate::{ClientAddr, Dashboard};
 
 /// The lifetimes a key may be given (api-contract.md), as the form writes them.
@@ -37,6 +37,9 @@ const LIFETIMES: [(&str, &str); 6] = [
 #[derive(Debug, Deserialize)]
 pub struct CreateForm {
     csrf: String,
+    /// The form's one-time token: a reloaded answer page sends it again, and creates nothing.
+    #[serde(default)]
+    form: String,
     #[serde(default)]
     name: String,
     #[serde(default)]
@@ -195,6 +198,7 @@ fn create_form(csrf: &str, draft: Option<&CreateDraft>) -> Markup {
             h2 { "Create a key" }
             form #create-key.stack method="post" action="/dashboard/keys" {
                 input type="hidden" name="csrf" value=(csrf);
+                input type="hidden" name="form" value=(session::new_token());
                 label for="name" { "Name" }
                 input #name type="text" name="name" maxlength="200" placeholder="laptop, production, ..."
                     value=(draft.name) aria-invalid=[name_invalid] aria-describedby=[name_described];
@@ -283,6 +287,12 @@ pub async fn create(
     PageForm(form): PageForm<CreateForm>,
 ) -> Result<Response, PageError> {
     signed_in.check_csrf(&form.csrf)?;
+    if form.form.len() != 64 || !form.form.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(PageError::BadRequest(
+            "This form is out of date: open the keys page again and create the key from there."
+                .to_owned(),
+        ));
+    }
     let mut draft = CreateDraft {
         name: form.name.clone(),
         lifetime: form.lifetime.clone(),
@@ -305,10 +315,12 @@ pub async fn create(
     let store = Arc::clone(&dashboard.store);
     let now = dashboard.clock.now();
     let account = signed_in.account_id;
+    let sent = TokenHash::of(&form.form);
     let created = blocking(move || {
-        let created = match store.create_key(account, &new, now) {
-            Ok(created) => created,
-            Err(forumdex_accounts::AccountError::InvalidName(why)) => {
+        let created = match store.create_key_once(account, &sent, &new, now) {
+            Ok(KeyCreation::Created(created)) => created,
+            Ok(KeyCreation::AlreadyCreated(before)) => return Ok(Ok(Err(before))),
+            Err(DeveloperError::Account(AccountError::InvalidName(why))) => {
                 return Ok(Err(format!("This name cannot be used: {why}.")));
             }
             Err(err) => return Err(err.into()),
@@ -319,11 +331,12 @@ pub async fn create(
             &format!("{} ({})", created.info.key_id, lifetime),
             now,
         )?;
-        Ok(Ok(created))
+        Ok(Ok(Ok(created)))
     })
     .await?;
     let created = match created {
-        Ok(created) => created,
+        Ok(Ok(created)) => created,
+        Ok(Err(before)) => return Ok(already_created(&signed_in, &before)),
         Err(why) => {
             draft.name_error = Some(why);
             return refuse_create(&dashboard, &signed_in, &draft).await;
@@ -354,6 +367,33 @@ pub async fn create(
         None,
         content,
     ))
+}
+
+/// The answer to a create form sent again (a reload of "your new key"): 409, the key it
+/// created the first time, and no secret, which is shown once only.
+fn already_created(signed_in: &SignedIn, key: &KeyInfo) -> Response {
+    let settings = format!("/dashboard/keys/{}", key.key_id);
+    let content = html! {
+        h1 { "This key was already created" }
+        p.banner.warning {
+            "This form was sent before, and created the key below then. No second key was "
+            "created. Its secret was shown once, when it was created, and cannot be shown again: "
+            "if you did not copy it, revoke this key and create a new one."
+        }
+        dl {
+            dt { "Name" } dd { (key.name.as_deref().unwrap_or("(unnamed)")) }
+            dt { "Key id" } dd { code { (key.key_id.as_str()) } }
+            dt { "Created" } dd { (when(key.created_at)) }
+        }
+        p.actions { a.button href="/dashboard/keys" { "Your keys" } a href=(settings) { "Key settings" } }
+    };
+    respond(
+        StatusCode::CONFLICT,
+        "Key already created",
+        Some(&signed_in.nav()),
+        None,
+        content,
+    )
 }
 
 /// The keys page again with the create form as the developer left it, every refused field

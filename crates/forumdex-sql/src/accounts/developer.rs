@@ -10,11 +10,14 @@ use forumdex_accounts::payments::{
     BalanceChange, KeyedCredit, PaymentFacts, Write, operator_credit_key, plan_event,
     plan_keyed_credit, signup_credit_key,
 };
-use forumdex_accounts::rules::{CREDITS_ADD_OPERATION, validate_amount, validate_name};
+use forumdex_accounts::rules::{
+    CREDITS_ADD_OPERATION, MintedKey, validate_amount, validate_name,
+};
 use forumdex_accounts::stored::{account_id, corrupt, key_id, millis, to_i64, to_u64};
 use forumdex_accounts::time::from_unix_millis;
 use forumdex_accounts::{
-    AccountError, AccountId, Activity, DeveloperError, Email, KeyId, Login, NewTopup, PaymentEvent,
+    AccountError, AccountId, Activity, Allowlist, DeveloperError, Email, KeyId, KeyInfo, Login,
+    NewTopup, PaymentEvent,
     PaymentOutcome, Session, TokenHash, TokenPurpose, Topup, TopupStatus, UsageCount,
 };
 
@@ -393,6 +396,38 @@ pub fn token_is_usable<S: Sql>(
         Some(row) => Ok(millis(now) < row.get::<i64>(0)?),
         None => Ok(false),
     }
+}
+
+/// Creates the minted key from the create form whose token hashes to `form`, unless that
+/// form created one already: `Ok(key)` for a new key, `Err(key)` for the one created before.
+pub fn create_key_once<S: Sql>(
+    db: &mut S,
+    account: AccountId,
+    form: &TokenHash,
+    minted: &MintedKey,
+    allow: &Allowlist,
+    now: DateTime<Utc>,
+) -> Step<S, Result<KeyInfo, KeyInfo>> {
+    let sent = db.query_opt(
+        "SELECT key_id FROM key_submissions WHERE form_sha256 = $1 AND account_id = $2",
+        params![form.0.as_slice(), account.get()],
+    )?;
+    if let Some(row) = sent {
+        let before = key_id(&row.get::<String>(0)?)?;
+        return Ok(Err(super::key(db, &before)?));
+    }
+    let created = super::insert_key(db, account, minted, allow)?;
+    db.execute(
+        "INSERT INTO key_submissions (form_sha256, account_id, key_id, created_at)
+         VALUES ($1, $2, $3, $4)",
+        params![
+            form.0.as_slice(),
+            account.get(),
+            created.key_id.as_str(),
+            millis(now)
+        ],
+    )?;
+    Ok(Ok(created))
 }
 
 /// Opens a session.

@@ -118,3 +118,20 @@ CREATE TABLE payment_events (
 "
     )
 }
+
+/// The create-key forms already sent (`DeveloperStore::create_key_once`): the hash of each
+/// form's one-time token and the key it created, so that sending it again creates nothing.
+pub fn key_submissions_table(dialect: Dialect) -> String {
+    let (int, bytes, _) = types(dialect);
+    format!(
+        "
+CREATE TABLE key_submissions (
+    account_id  {int} NOT NULL REFERENCES accounts (id),
+    form_sha256 {bytes} NOT NULL,
+    key_id      TEXT NOT NULL REFERENCES api_keys (key_id),
+    created_at  {int} NOT NULL,
+    PRIMARY KEY (account_id, form_sha256)
+);
+"
+    )
+}

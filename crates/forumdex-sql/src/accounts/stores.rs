@@ -281,6 +281,40 @@ macro_rules! impl_developer_store {
                 self.write(|db| $crate::accounts::developer::consume_token(db, purpose, token, now))
             }
 
+            fn create_key_once(
+                &self,
+                account: $crate::reexport::forumdex_accounts::AccountId,
+                form: &$crate::reexport::forumdex_accounts::TokenHash,
+                new: &$crate::reexport::forumdex_accounts::NewKey,
+                now: $crate::reexport::Instant,
+            ) -> ::std::result::Result<
+                $crate::reexport::forumdex_accounts::KeyCreation,
+                $crate::reexport::forumdex_accounts::DeveloperError,
+            > {
+                let minted = $crate::reexport::forumdex_accounts::rules::mint_key(new, now)?;
+                let outcome = self.write(|db| {
+                    $crate::accounts::developer::create_key_once(
+                        db,
+                        account,
+                        form,
+                        &minted,
+                        &new.allow,
+                        now,
+                    )
+                })?;
+                Ok(match outcome {
+                    Ok(info) => $crate::reexport::forumdex_accounts::KeyCreation::Created(
+                        $crate::reexport::forumdex_accounts::CreatedKey {
+                            info,
+                            secret: minted.secret,
+                        },
+                    ),
+                    Err(before) => {
+                        $crate::reexport::forumdex_accounts::KeyCreation::AlreadyCreated(before)
+                    }
+                })
+            }
+
             fn token_is_usable(
                 &self,
                 purpose: $crate::reexport::forumdex_accounts::TokenPurpose,
