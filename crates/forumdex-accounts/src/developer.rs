@@ -34,6 +34,40 @@ impl TokenHash {
     }
 }
 
+/// A line of the ledger as [`DeveloperStore::ledger_lines`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LedgerLine {
+    /// A key's charges of one UTC day, summed.
+    Charges {
+        /// The day.
+        day: NaiveDate,
+        /// The key charged.
+        key_id: KeyId,
+        /// Its name, when it has one.
+        key_name: Option<String>,
+        /// Requests charged.
+        calls: u64,
+        /// Credits they cost.
+        credits: u64,
+        /// The balance right after the last of them.
+        balance_after: u64,
+        /// The ledger position of the last of them (lines are ordered by it).
+        last_id: i64,
+    },
+    /// Any other row (a credit, a refund's debit): as it is.
+    Entry(crate::store::LedgerEntry),
+}
+
+impl LedgerLine {
+    /// The ledger position of the line's last row.
+    pub fn last_id(&self) -> i64 {
+        match self {
+            Self::Charges { last_id, .. } => *last_id,
+            Self::Entry(entry) => entry.id,
+        }
+    }
+}
+
 /// What [`DeveloperStore::create_key_once`] did.
 #[derive(Debug, Clone)]
 pub enum KeyCreation {
@@ -541,12 +575,22 @@ pub trait DeveloperStore: AccountStore {
         now: DateTime<Utc>,
     ) -> Result<PaymentOutcome, DeveloperError>;
 
-    /// The account's newest `limit` ledger rows, newest first.
-    fn recent_ledger(
+    /// The account's ledger from `from` (inclusive) to `to` (exclusive) as a statement
+    /// reads it, newest first: charges summed per UTC day and key, every other row (the
+    /// sign-up credit, top-ups, grants, refunds) on its own.
+    fn ledger_lines(
         &self,
         account: AccountId,
-        limit: u32,
-    ) -> Result<Vec<crate::store::LedgerEntry>, DeveloperError>;
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> Result<Vec<LedgerLine>, DeveloperError>;
+
+    /// Whether the account has ledger rows before `at` (a statement has an older page).
+    fn has_ledger_before(
+        &self,
+        account: AccountId,
+        at: DateTime<Utc>,
+    ) -> Result<bool, DeveloperError>;
 
     /// Adds credits once per `idempotency_key` (an operator's `credits add --idempotency-key`):
     /// `(balance, added)`; a key seen before adds nothing and returns the current balance.

@@ -159,6 +159,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(dashboard: Arc<Dashboard>) -> Ro
         .route("/dashboard/usage.csv", get(usage::csv))
         .route("/dashboard/billing", get(billing::page))
         .route("/dashboard/billing/checkout", post(billing::checkout))
+        .route("/dashboard/billing/ledger.csv", get(billing::ledger_csv))
         .route(
             "/dashboard/test-checkout/{topup_id}",
             get(billing::test_checkout_page).post(billing::test_checkout),

@@ -9,7 +9,7 @@
 
 use forumdex_sql::Dialect;
 use forumdex_sql::accounts::schema::{
-    allowlist_and_ledger_tables, dashboard_tables, key_submissions_table,
+    accounts_v3_tables, allowlist_and_ledger_tables, dashboard_tables,
 };
 use postgres::error::SqlState;
 
@@ -178,7 +178,7 @@ CREATE TABLE topic_stats_since (seq BIGINT NOT NULL);
 INSERT INTO topic_stats_since (seq) VALUES (0);
 ";
 
-/// Version 3: the create-key forms already sent (`key_submissions_table`, written once
+/// Version 3: the create-key forms already sent (`accounts_v3_tables`, written once
 /// for both backends), and the crawler's state (forumdex-crawl's `state` module, where each table's
 /// meaning is), shared by every machine of the deployment so that it crawls as one polite
 /// client: the frontier, the fetch log, raw pages (zstd), the requests spent per UTC day and
@@ -260,7 +260,7 @@ fn migrations() -> [String; SCHEMA_VERSION as usize] {
             dashboard_tables(Dialect::Postgres)
         ),
         CORPUS_V2.to_owned(),
-        format!("{CRAWL_V3}{}", key_submissions_table(Dialect::Postgres)),
+        format!("{CRAWL_V3}{}", accounts_v3_tables(Dialect::Postgres)),
     ]
 }
 

@@ -192,39 +192,38 @@ pub(crate) fn insert_ledger<S: Sql>(db: &mut S, row: NewLedgerRow<'_>) -> Step<S
 }
 
 /// The ledger of `account`: all of it oldest first, or the newest `newest` rows newest first.
-pub fn ledger<S: Sql>(
-    db: &mut S,
-    account: AccountId,
-    newest: Option<u32>,
-) -> Step<S, Vec<LedgerEntry>> {
+pub fn ledger<S: Sql>(db: &mut S, account: AccountId) -> Step<S, Vec<LedgerEntry>> {
     require_account(db, account)?;
-    let select = "SELECT id, key_id, request_id, operation, amount, balance_after, created_at
-                  FROM ledger WHERE account_id = $1";
-    let rows = match newest {
-        None => db.query(&format!("{select} ORDER BY id"), params![account.get()])?,
-        Some(limit) => db.query(
-            &format!("{select} ORDER BY id DESC LIMIT $2"),
-            params![account.get(), i64::from(limit)],
-        )?,
-    };
-    let mut entries = Vec::with_capacity(rows.len());
-    for row in rows {
-        entries.push(LedgerEntry {
-            id: row.get(0)?,
-            account_id: account,
-            key_id: row
-                .get::<Option<String>>(1)?
-                .as_deref()
-                .map(key_id)
-                .transpose()?,
-            request_id: row.get(2)?,
-            operation: row.get(3)?,
-            amount: row.get(4)?,
-            balance_after: to_u64(row.get(5)?)?,
-            created_at: from_unix_millis(row.get(6)?),
-        });
-    }
-    Ok(entries)
+    let rows = db.query(
+        &format!("{LEDGER_SELECT} WHERE account_id = $1 ORDER BY id"),
+        params![account.get()],
+    )?;
+    rows.iter().map(|row| ledger_entry(row, account)).collect()
+}
+
+/// The columns [`ledger_entry`] reads.
+pub(crate) const LEDGER_SELECT: &str =
+    "SELECT id, key_id, request_id, operation, amount, balance_after, created_at FROM ledger";
+
+/// A ledger row of `account` as [`LEDGER_SELECT`] reads it.
+pub(crate) fn ledger_entry<D>(
+    row: &Row,
+    account: AccountId,
+) -> Result<LedgerEntry, Failure<AccountError, D>> {
+    Ok(LedgerEntry {
+        id: row.get(0)?,
+        account_id: account,
+        key_id: row
+            .get::<Option<String>>(1)?
+            .as_deref()
+            .map(key_id)
+            .transpose()?,
+        request_id: row.get(2)?,
+        operation: row.get(3)?,
+        amount: row.get(4)?,
+        balance_after: to_u64(row.get(5)?)?,
+        created_at: from_unix_millis(row.get(6)?),
+    })
 }
 
 /// Inserts an account holding `credits` (no ledger row); returns its id.

@@ -21,7 +21,7 @@
 //! Version 2 adds `api_keys.secret_prefix` and the dashboard's tables (see
 //! [`developer`]'s `schema_v2`): logins, login tokens, sessions, activity, daily usage,
 //! top-ups and payment events. Version 3 adds `key_submissions`, the create-key forms
-//! already sent (`forumdex_sql::accounts::schema::key_submissions_table`).
+//! already sent (`forumdex_sql::accounts::schema::accounts_v3_tables`).
 
 mod developer;
 
@@ -32,7 +32,7 @@ use std::time::Duration;
 use rusqlite::{Connection, TransactionBehavior};
 
 use forumdex_accounts::store::AccountError;
-use forumdex_sql::accounts::schema::{allowlist_and_ledger_tables, key_submissions_table};
+use forumdex_sql::accounts::schema::{accounts_v3_tables, allowlist_and_ledger_tables};
 use forumdex_sql::{Dialect, Failure};
 
 use crate::connect::Setup;
@@ -260,7 +260,7 @@ fn migrate(conn: &mut Connection) -> Result<(), AccountError> {
             .map_err(AccountError::storage)?;
     }
     if version < 3 {
-        tx.execute_batch(&key_submissions_table(Dialect::Sqlite))
+        tx.execute_batch(&accounts_v3_tables(Dialect::Sqlite))
             .map_err(AccountError::storage)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)

@@ -9,8 +9,8 @@ use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 use forumdex_accounts::developer::{REFUND_OPERATION, SIGNUP_OPERATION, TOPUP_OPERATION};
 use forumdex_accounts::{
     AccountError, AccountId, CheckoutFacts, DeveloperError, DeveloperStore, Email, KeyCreation,
-    KeyId, KeyInfo, LedgerEntry, NewKey, NewTopup, PaymentEvent, PaymentEventKind, PaymentOutcome, TokenHash,
-    TokenPurpose, Topup, TopupStatus, UsageCount,
+    KeyId, KeyInfo, LedgerEntry, LedgerLine, NewKey, NewTopup, PaymentEvent, PaymentEventKind,
+    PaymentOutcome, TokenHash, TokenPurpose, Topup, TopupStatus, UsageCount,
 };
 
 use crate::Fresh;
@@ -49,7 +49,7 @@ macro_rules! developer_store_conformance {
             a_refund_in_another_currency_is_rejected,
             concurrent_deliveries_credit_once,
             add_credits_once_is_idempotent,
-            recent_ledger_is_the_newest_rows,
+            ledger_lines_sum_charges_per_day_and_key,
             expired_sessions_and_tokens_are_purged,
         );
     };
@@ -738,11 +738,16 @@ pub fn a_create_form_sent_twice_creates_one_key<S: DeveloperStore>(fresh: &Fresh
         name: Some("prod".to_owned()),
         ..NewKey::default()
     };
-    let KeyCreation::Created(first) = store.create_key_once(id, &form, &new, t0()).expect("create")
+    let KeyCreation::Created(first) = store
+        .create_key_once(id, &form, &new, t0())
+        .expect("create")
     else {
         panic!("the first sending creates the key");
     };
-    match store.create_key_once(id, &form, &new, mins(1)).expect("again") {
+    match store
+        .create_key_once(id, &form, &new, mins(1))
+        .expect("again")
+    {
         KeyCreation::AlreadyCreated(before) => assert_eq!(before, first.info),
         KeyCreation::Created(_) => panic!("a second key from one form"),
     }
@@ -1321,19 +1326,91 @@ pub fn add_credits_once_is_idempotent<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
     assert_eq!(balance(store, id), 55);
 }
 
-/// `recent_ledger` is the tail of `ledger`, newest first, at most `limit` rows.
-pub fn recent_ledger_is_the_newest_rows<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+/// `ledger_lines` sums a key's charges per UTC day, keeps every other row on its own, reads
+/// only its window, newest first; `has_ledger_before` says whether older rows exist.
+pub fn ledger_lines_sum_charges_per_day_and_key<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
     let store: &dyn DeveloperStore = &fresh.backend();
     let id = developer(store, "dev@example.com");
-    store.add_credits(id, 10, t0()).expect("add");
-    spend(store, id, 4);
-    let all = store.ledger(id).expect("ledger");
-    assert_eq!(all.len(), 5);
-    let recent = store.recent_ledger(id, 3).expect("recent");
-    let expected: Vec<_> = all.iter().rev().take(3).cloned().collect();
-    assert_eq!(recent, expected);
-    assert_eq!(store.recent_ledger(id, 100).expect("all").len(), 5);
-    assert!(store.recent_ledger(missing_account(), 3).is_err());
+    store.add_credits(id, 20, t0()).expect("add");
+    let a = new_key(store, id).key_id;
+    store.rename_key(&a, Some("laptop")).expect("name");
+    let b = new_key(store, id).key_id;
+    let day = Duration::days(1);
+    let charge = |key: &KeyId, request: &str, at: DateTime<Utc>| {
+        store
+            .charge(id, key, request, "search", at)
+            .expect("charge")
+            .expect("credits left");
+    };
+    for i in 0..3 {
+        charge(&a, &format!("a{i}"), mins(i));
+    }
+    charge(&b, "b0", mins(5));
+    charge(&b, "b1", mins(6));
+    charge(&a, "a-next-day", t0() + day);
+    store
+        .add_credits(id, 5, t0() + day + Duration::minutes(1))
+        .expect("add");
+
+    let lines = store.ledger_lines(id, t0(), t0() + day * 2).expect("lines");
+    let summary: Vec<(String, u64, u64)> = lines
+        .iter()
+        .map(|line| match line {
+            LedgerLine::Charges {
+                key_id,
+                key_name,
+                calls,
+                credits,
+                balance_after,
+                ..
+            } => (
+                format!(
+                    "{}:{}",
+                    key_name.as_deref().unwrap_or(key_id.as_str()),
+                    calls
+                ),
+                *credits,
+                *balance_after,
+            ),
+            LedgerLine::Entry(entry) => (
+                entry.operation.clone(),
+                entry.amount.unsigned_abs(),
+                entry.balance_after,
+            ),
+        })
+        .collect();
+    let (first_day, next_day) = (jan(1), jan(2));
+    assert_eq!(
+        summary,
+        vec![
+            ("credits_add".to_owned(), 5, 19),
+            ("laptop:1".to_owned(), 1, 14),
+            (format!("{}:2", b.as_str()), 2, 15),
+            ("laptop:3".to_owned(), 3, 17),
+            ("credits_add".to_owned(), 20, 20),
+        ],
+        "newest first, charges summed per day and key"
+    );
+    let days: Vec<NaiveDate> = lines
+        .iter()
+        .filter_map(|line| match line {
+            LedgerLine::Charges { day, .. } => Some(*day),
+            LedgerLine::Entry(_) => None,
+        })
+        .collect();
+    assert_eq!(days, vec![next_day, first_day, first_day]);
+
+    let later = store
+        .ledger_lines(id, t0() + day, t0() + day * 2)
+        .expect("lines");
+    assert_eq!(later.len(), 2, "only the window's rows: {later:?}");
+    assert!(!store.has_ledger_before(id, t0()).expect("before"));
+    assert!(store.has_ledger_before(id, t0() + day).expect("before"));
+    assert!(
+        store
+            .ledger_lines(missing_account(), t0(), t0() + day)
+            .is_err()
+    );
 }
 
 /// `purge_expired` deletes sessions past either expiry and tokens past theirs, and nothing

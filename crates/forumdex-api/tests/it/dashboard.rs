@@ -1350,16 +1350,31 @@ async fn a_reloaded_new_key_page_creates_no_second_key() {
     assert_eq!(again.status, 409, "{}", again.body);
     let created = keys();
     assert_eq!(created.len(), 1, "one key from one form");
-    assert!(again.body.contains("This key was already created"), "{}", again.body);
-    assert!(again.body.contains(created[0].key_id.as_str()), "{}", again.body);
-    assert!(!again.body.contains(&secret), "the secret is shown once only");
+    assert!(
+        again.body.contains("This key was already created"),
+        "{}",
+        again.body
+    );
+    assert!(
+        again.body.contains(created[0].key_id.as_str()),
+        "{}",
+        again.body
+    );
+    assert!(
+        !again.body.contains(&secret),
+        "the secret is shown once only"
+    );
 
     // A form from a page without a token (or a forged one) creates nothing.
     let stale = post(
         &app,
         "/dashboard/keys",
         Some(&browser),
-        &[("csrf", &browser.csrf), ("name", "old"), ("lifetime", "30d")],
+        &[
+            ("csrf", &browser.csrf),
+            ("name", "old"),
+            ("lifetime", "30d"),
+        ],
     )
     .await;
     assert_eq!(stale.status, 400, "{}", stale.body);
@@ -1370,4 +1385,91 @@ async fn a_reloaded_new_key_page_creates_no_second_key() {
     assert_ne!(form_token(&app, &browser).await, form);
     create_key(&app, &browser, "").await;
     assert_eq!(keys().len(), 2);
+}
+
+#[tokio::test]
+async fn the_ledger_sums_charges_per_day_and_key_keeps_every_credit_and_exports_csv() {
+    let app = app().await;
+    let browser = developer(&app, "ledger@example.com").await;
+    let account = account_of(&app, "ledger@example.com");
+    app.store(|accounts| accounts.add_credits(account, 150, chrono::Utc::now()))
+        .unwrap();
+    let (key_id, secret) = create_key(&app, &browser, "").await;
+    for _ in 0..120 {
+        assert_eq!(app.get(POST, Some(&secret)).await.status(), 200);
+    }
+
+    let billing = get(&app, "/dashboard/billing", Some(&browser)).await;
+    assert_eq!(billing.status, 200);
+    let body = &billing.body;
+    assert!(
+        body.contains("Sign-up credit"),
+        "the sign-up credit stays after 120 calls: {body}"
+    );
+    assert!(body.contains("Credits added by the operator"), "{body}");
+    assert!(
+        body.contains(&format!(
+            "Requests with key <a href=\"/dashboard/keys/{key_id}\">laptop</a>"
+        )),
+        "charges summed under the key's name: {body}"
+    );
+    assert!(
+        body.contains("<table class=\"stack\" id=\"ledger\">"),
+        "one block per row on a phone: {body}"
+    );
+    assert!(body.contains("id=\"ledger-csv\""), "{body}");
+
+    let csv = get(&app, "/dashboard/billing/ledger.csv", Some(&browser)).await;
+    assert_eq!(csv.status, 200);
+    assert_eq!(csv.headers[header::CONTENT_TYPE], "text/csv; charset=utf-8");
+    assert!(
+        csv.headers[header::CONTENT_DISPOSITION]
+            .to_str()
+            .unwrap()
+            .starts_with("attachment; filename=\"forumdex-ledger-"),
+    );
+    let rows: Vec<Vec<&str>> = csv.body.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(
+        rows[0],
+        [
+            "date",
+            "kind",
+            "key_id",
+            "key_name",
+            "operation",
+            "requests",
+            "credits",
+            "balance_after"
+        ]
+    );
+    let charged: u64 = rows[1..]
+        .iter()
+        .filter(|row| row[1] == "charges")
+        .map(|row| row[5].parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(charged, 120, "every request charged: {}", csv.body);
+    let credits: Vec<(&str, &str)> = rows[1..]
+        .iter()
+        .filter(|row| row[1] == "entry")
+        .map(|row| (row[4], row[6]))
+        .collect();
+    assert_eq!(
+        credits,
+        [("\"credits_add\"", "150"), ("\"signup_credits\"", "2")],
+        "credits one by one, newest first"
+    );
+    assert_eq!(rows.last().unwrap()[7], "2", "the first row's balance");
+
+    let empty = get(&app, "/dashboard/billing?month=2001-01", Some(&browser)).await;
+    assert_eq!(empty.status, 200);
+    assert!(
+        empty
+            .body
+            .contains("Nothing changed your balance this month.")
+    );
+    assert!(!empty.body.contains("id=\"ledger-older\""), "nothing older");
+    assert!(empty.body.contains("id=\"ledger-newer\""));
+    let bad = get(&app, "/dashboard/billing?month=11-2026", Some(&browser)).await;
+    assert_eq!(bad.status, 400);
+    assert!(bad.body.contains("is not a month"), "{}", bad.body);
 }

@@ -53,7 +53,8 @@ impl CrawlState {
     /// When the last request was spent (by any run): a new run waits the interval from it.
     pub fn last_request_at(&self) -> Result<Option<DateTime<Utc>>, StateError> {
         self.read(|sql| {
-            let row = sql.query_opt("SELECT max(last_request_at) FROM crawl_daily_requests", &[])?;
+            let row =
+                sql.query_opt("SELECT max(last_request_at) FROM crawl_daily_requests", &[])?;
             let ms: Option<i64> = match row {
                 Some(row) => row.get(0)?,
                 None => None,

@@ -145,7 +145,10 @@ impl CrawlState {
                 "SELECT url FROM crawl_frontier WHERE kind = $1 AND state = 'done' ORDER BY url",
                 params![kind],
             )?;
-            Ok(rows.iter().map(|row| row.get(0)).collect::<Result<_, _>>()?)
+            Ok(rows
+                .iter()
+                .map(|row| row.get(0))
+                .collect::<Result<_, _>>()?)
         })
     }
 
@@ -340,7 +343,14 @@ fn push_in(
                 "INSERT INTO crawl_frontier
                      (url, kind, priority, due_at, attempts, state, updated_at, scope)
                  VALUES ($1, $2, $3, $4, 0, 'pending', $5, $6)",
-                params![&item.url, &item.kind, item.priority, due_at, now, &item.scope],
+                params![
+                    &item.url,
+                    &item.kind,
+                    item.priority,
+                    due_at,
+                    now,
+                    &item.scope
+                ],
             )?;
             Ok(PushResult::Queued)
         }
@@ -364,7 +374,14 @@ fn push_in(
                 "UPDATE crawl_frontier SET kind = $2, priority = $3, due_at = $4, attempts = 0,
                      state = 'pending', updated_at = $5, scope = $6
                  WHERE url = $1",
-                params![&item.url, &item.kind, item.priority, due_at, now, &item.scope],
+                params![
+                    &item.url,
+                    &item.kind,
+                    item.priority,
+                    due_at,
+                    now,
+                    &item.scope
+                ],
             )?;
             Ok(PushResult::Queued)
         }
@@ -384,7 +401,11 @@ fn mark_done(tx: &mut DynSql<'_>, page: &FetchRecord<'_>, at: i64) -> Result<(),
 }
 
 /// A `count(*)` query's count.
-fn count(sql: &mut DynSql<'_>, statement: &str, params: &[forumdex_sql::Param<'_>]) -> Result<u64, Failure> {
+fn count(
+    sql: &mut DynSql<'_>,
+    statement: &str,
+    params: &[forumdex_sql::Param<'_>],
+) -> Result<u64, Failure> {
     match sql.query_opt(statement, params)? {
         Some(row) => unsigned(&row, 0),
         None => Ok(0),

@@ -208,6 +208,8 @@ pub(super) fn insert(
     )?;
     match row {
         Some(row) => Ok(row.get(0)?),
-        None => Err(Failure::Corrupt("a raw page insert returned no id".to_owned())),
+        None => Err(Failure::Corrupt(
+            "a raw page insert returned no id".to_owned(),
+        )),
     }
 }

@@ -2,10 +2,10 @@
 //! every case on both backends (the embedded database, the shared PostgreSQL one).
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
-use forumdex_postgres::PgPool;
 use forumdex_crawl::state::{
     CrawlState, FetchFailure, FetchRecord, NewItem, PushResult, TopicChange,
 };
+use forumdex_postgres::PgPool;
 
 /// Where a case's crawl state is kept.
 enum Backend {
@@ -154,7 +154,9 @@ fn pushing_a_url_twice_queues_it_once(backend: &Backend) {
     );
 }
 
-fn a_recorded_page_is_logged_stored_done_and_its_links_queued_and_survives_reopen(backend: &Backend) {
+fn a_recorded_page_is_logged_stored_done_and_its_links_queued_and_survives_reopen(
+    backend: &Backend,
+) {
     let body = "<html>".repeat(10_000);
     {
         let state = backend.open();

@@ -7,9 +7,12 @@
 use std::sync::Arc;
 
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
-use forumdex_accounts::{NewTopup, Topup, TopupStatus};
+use chrono::{DateTime, Datelike, Months, NaiveDate, NaiveTime, SecondsFormat, Utc};
+use forumdex_accounts::developer::{REFUND_OPERATION, SIGNUP_OPERATION, TOPUP_OPERATION};
+use forumdex_accounts::rules::{ACCOUNT_CREATE_OPERATION, CREDITS_ADD_OPERATION};
+use forumdex_accounts::{LedgerLine, NewTopup, Topup, TopupStatus};
 use forumdex_payments::{CheckoutRequest, TestOutcome, format_money};
 use maud::{Markup, html};
 use serde::Deserialize;
@@ -22,16 +25,198 @@ use crate::pages::{respond, when};
 use crate::session::SignedIn;
 use crate::{Dashboard, Payments};
 
-/// Ledger rows shown.
-const LEDGER_ROWS: u32 = 100;
-
-/// `?topup=` after a checkout.
+/// `?topup=` after a checkout; `?month=YYYY-MM`: the ledger's month (default: this one).
 #[derive(Debug, Default, Deserialize)]
 pub struct BillingQuery {
     #[serde(default)]
     topup: Option<i64>,
     #[serde(default)]
     cancelled: Option<String>,
+    #[serde(default)]
+    month: Option<String>,
+}
+
+/// `?month=YYYY-MM` of the ledger's CSV export.
+#[derive(Debug, Default, Deserialize)]
+pub struct LedgerQuery {
+    #[serde(default)]
+    month: Option<String>,
+}
+
+/// The first day of the ledger month `text` names (`YYYY-MM`), or of the month of `now`.
+fn ledger_month(text: Option<&str>, now: DateTime<Utc>) -> Result<NaiveDate, PageError> {
+    let Some(text) = text.filter(|text| !text.is_empty()) else {
+        return Ok(now.date_naive().with_day(1).unwrap_or(now.date_naive()));
+    };
+    NaiveDate::parse_from_str(&format!("{text}-01"), "%Y-%m-%d").map_err(|_| {
+        PageError::BadRequest(format!(
+            "{text:?} is not a month: write it as YYYY-MM, for example 2026-11."
+        ))
+    })
+}
+
+/// A month's first instant and the next month's.
+fn month_window(first: NaiveDate) -> (DateTime<Utc>, DateTime<Utc>) {
+    let next = first + Months::new(1);
+    let start = |day: NaiveDate| day.and_time(NaiveTime::MIN).and_utc();
+    (start(first), start(next))
+}
+
+/// A month as the pager's links write it.
+fn month_param(first: NaiveDate) -> String {
+    first.format("%Y-%m").to_string()
+}
+
+/// The ledger lines of a month of the signed-in account, and whether older rows exist.
+async fn read_ledger(
+    dashboard: &Arc<Dashboard>,
+    signed_in: &SignedIn,
+    first: NaiveDate,
+) -> Result<(Vec<LedgerLine>, bool), PageError> {
+    let store = Arc::clone(&dashboard.store);
+    let account = signed_in.account_id;
+    let (from, to) = month_window(first);
+    blocking(move || {
+        Ok((
+            store.ledger_lines(account, from, to)?,
+            store.has_ledger_before(account, from)?,
+        ))
+    })
+    .await
+}
+
+/// The ledger of a month: charges per day and key, every credit on its own line; a pager
+/// to the older and newer months and the CSV export of this one.
+fn ledger_section(
+    lines: &[LedgerLine],
+    first: NaiveDate,
+    older: bool,
+    now: DateTime<Utc>,
+) -> Markup {
+    let this_month = month_param(first);
+    let newer = first + Months::new(1);
+    html! {
+        h2 { "Credit ledger" }
+        p { "Every change to your balance in " (first.format("%B %Y")) " (UTC), newest first: "
+            "requests charged are summed per day and key; top-ups, grants and refunds are listed one by one." }
+        nav.actions aria-label="Ledger months" {
+            @if older { a #ledger-older href=(format!("/dashboard/billing?month={}#ledger", month_param(first - Months::new(1)))) { "← Older month" } }
+            @if newer <= now.date_naive() { a #ledger-newer href=(format!("/dashboard/billing?month={}#ledger", month_param(newer))) { "Newer month →" } }
+            a #ledger-csv href=(format!("/dashboard/billing/ledger.csv?month={this_month}")) download { "Download CSV" }
+        }
+        @if lines.is_empty() {
+            p.empty { "Nothing changed your balance this month." }
+        } @else {
+            div.table-wrap { table #ledger.stack {
+                thead { tr { th { "When" } th { "What" } th.num { "Requests" } th.num { "Credits" } th.num { "Balance" } } }
+                tbody { @for line in lines {
+                    @match line {
+                        LedgerLine::Charges { day, key_id, key_name, calls, credits, balance_after, .. } => tr {
+                            td data-label="When" { (day.format("%Y-%m-%d")) }
+                            td data-label="What" { "Requests with key " a href=(format!("/dashboard/keys/{key_id}")) { (key_name.as_deref().unwrap_or(key_id.as_str())) } }
+                            td.num data-label="Requests" { (calls) }
+                            td.num data-label="Credits" { "−" (credits) }
+                            td.num data-label="Balance" { (balance_after) }
+                        },
+                        LedgerLine::Entry(entry) => tr {
+                            td data-label="When" { (when(entry.created_at)) }
+                            td data-label="What" { (describe_entry(&entry.operation)) }
+                            td.num data-label="Requests" { }
+                            td.num data-label="Credits" { @if entry.amount > 0 { "+" (entry.amount) } @else { "−" (entry.amount.unsigned_abs()) } }
+                            td.num data-label="Balance" { (entry.balance_after) }
+                        },
+                    }
+                } }
+            } }
+        }
+    }
+}
+
+/// A ledger row's operation as people read it.
+fn describe_entry(operation: &str) -> String {
+    match operation {
+        SIGNUP_OPERATION => "Sign-up credit".to_owned(),
+        TOPUP_OPERATION => "Top-up".to_owned(),
+        REFUND_OPERATION => "Refund".to_owned(),
+        CREDITS_ADD_OPERATION => "Credits added by the operator".to_owned(),
+        ACCOUNT_CREATE_OPERATION => "Opening balance".to_owned(),
+        other => other.to_owned(),
+    }
+}
+
+/// `GET /dashboard/billing/ledger.csv?month=YYYY-MM`: the month's ledger lines as CSV.
+pub async fn ledger_csv(
+    State(dashboard): State<Arc<Dashboard>>,
+    signed_in: SignedIn,
+    Query(query): Query<LedgerQuery>,
+) -> Result<Response, PageError> {
+    let first = ledger_month(query.month.as_deref(), dashboard.clock.now())?;
+    let (lines, _) = read_ledger(&dashboard, &signed_in, first).await?;
+    let mut csv =
+        String::from("date,kind,key_id,key_name,operation,requests,credits,balance_after\r\n");
+    for line in &lines {
+        let row = match line {
+            LedgerLine::Charges {
+                day,
+                key_id,
+                key_name,
+                calls,
+                credits,
+                balance_after,
+                ..
+            } => [
+                day.format("%Y-%m-%d").to_string(),
+                "charges".to_owned(),
+                key_id.to_string(),
+                csv_text(key_name.as_deref().unwrap_or_default()),
+                String::new(),
+                calls.to_string(),
+                format!("-{credits}"),
+                balance_after.to_string(),
+            ],
+            LedgerLine::Entry(entry) => [
+                entry
+                    .created_at
+                    .to_rfc3339_opts(SecondsFormat::Millis, true),
+                "entry".to_owned(),
+                entry
+                    .key_id
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default(),
+                String::new(),
+                csv_text(&entry.operation),
+                String::new(),
+                entry.amount.to_string(),
+                entry.balance_after.to_string(),
+            ],
+        };
+        csv.push_str(&row.join(","));
+        csv.push_str("\r\n");
+    }
+    let file = format!(
+        "attachment; filename=\"forumdex-ledger-{}.csv\"",
+        month_param(first)
+    );
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),
+            (header::CONTENT_DISPOSITION, file),
+        ],
+        csv,
+    )
+        .into_response())
+}
+
+/// A text cell of the CSV export: quoted, quotes doubled, and a leading `=`, `+`, `-` or `@`
+/// defused so that a spreadsheet does not run a key's name as a formula.
+fn csv_text(text: &str) -> String {
+    let defused = if text.starts_with(['=', '+', '-', '@']) {
+        format!("'{text}")
+    } else {
+        text.to_owned()
+    };
+    format!("\"{}\"", defused.replace('"', "\"\""))
 }
 
 /// The top-up form.
@@ -80,16 +265,13 @@ pub async fn page(
     signed_in: SignedIn,
     Query(query): Query<BillingQuery>,
 ) -> Result<Response, PageError> {
+    let now = dashboard.clock.now();
+    let first = ledger_month(query.month.as_deref(), now)?;
     let store = Arc::clone(&dashboard.store);
     let account = signed_in.account_id;
-    let (balance, topups, ledger) = blocking(move || {
-        Ok((
-            store.balance(account)?,
-            store.topups(account)?,
-            store.recent_ledger(account, LEDGER_ROWS)?,
-        ))
-    })
-    .await?;
+    let (balance, topups) =
+        blocking(move || Ok((store.balance(account)?, store.topups(account)?))).await?;
+    let (ledger, older) = read_ledger(&dashboard, &signed_in, first).await?;
     let flash = query.topup.and_then(|id| {
         topups
             .iter()
@@ -134,19 +316,7 @@ pub async fn page(
                 } }
             } }
         }
-        h2 { "Credit ledger" }
-        p { "Every change to your balance, newest first (the latest " (LEDGER_ROWS) ")." }
-        div.table-wrap { table #ledger {
-            thead { tr { th { "When" } th { "What" } th.num { "Credits" } th.num { "Balance" } } }
-            tbody { @for row in &ledger {
-                tr {
-                    td { (when(row.created_at)) }
-                    td { code { (row.operation) } }
-                    td.num { @if row.amount > 0 { "+" } (row.amount) }
-                    td.num { (row.balance_after) }
-                }
-            } }
-        } }
+        (ledger_section(&ledger, first, older, now))
     };
     Ok(respond(
         StatusCode::OK,

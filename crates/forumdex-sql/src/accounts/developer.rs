@@ -10,18 +10,19 @@ use forumdex_accounts::payments::{
     BalanceChange, KeyedCredit, PaymentFacts, Write, operator_credit_key, plan_event,
     plan_keyed_credit, signup_credit_key,
 };
-use forumdex_accounts::rules::{
-    CREDITS_ADD_OPERATION, MintedKey, validate_amount, validate_name,
-};
+use forumdex_accounts::rules::{CREDITS_ADD_OPERATION, MintedKey, validate_amount, validate_name};
 use forumdex_accounts::stored::{account_id, corrupt, key_id, millis, to_i64, to_u64};
 use forumdex_accounts::time::from_unix_millis;
 use forumdex_accounts::{
-    AccountError, AccountId, Activity, Allowlist, DeveloperError, Email, KeyId, KeyInfo, Login,
-    NewTopup, PaymentEvent,
-    PaymentOutcome, Session, TokenHash, TokenPurpose, Topup, TopupStatus, UsageCount,
+    AccountError, AccountId, Activity, Allowlist, DeveloperError, Email, KeyId, KeyInfo,
+    LedgerLine, Login, NewTopup, PaymentEvent, PaymentOutcome, Session, TokenHash, TokenPurpose,
+    Topup, TopupStatus, UsageCount,
 };
 
-use super::{NewLedgerRow, balance_of, insert_account, insert_ledger, require_account};
+use super::{
+    LEDGER_SELECT, NewLedgerRow, balance_of, insert_account, insert_ledger, ledger_entry,
+    require_account,
+};
 use crate::dialect::Dialect;
 use crate::exec::{Failure, Row, Sql};
 use crate::params;
@@ -685,4 +686,66 @@ pub fn apply_payment_event<S: Sql>(
     let plan = plan_event(&mut Facts(&mut *db), event)?;
     carry_out(db, &plan.writes, now)?;
     Ok(plan.outcome)
+}
+
+/// The account's ledger lines from `from` to `to` (exclusive), newest first: charges (a
+/// key's debits) summed per UTC day and key, every other row on its own.
+pub fn ledger_lines<S: Sql>(
+    db: &mut S,
+    account: AccountId,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+) -> Step<S, Vec<LedgerLine>> {
+    require_account(db, account)?;
+    let window = params![account.get(), millis(from), millis(to)];
+    let charges = db.query(
+        "SELECT g.day, g.key_id, k.name, g.calls, g.credits, b.balance_after, g.last_id
+         FROM (SELECT created_at / 86400000 AS day, key_id, COUNT(*) AS calls,
+                      CAST(-SUM(amount) AS BIGINT) AS credits, MAX(id) AS last_id
+               FROM ledger
+               WHERE account_id = $1 AND created_at >= $2 AND created_at < $3
+                 AND amount < 0 AND key_id IS NOT NULL
+               GROUP BY created_at / 86400000, key_id) g
+         JOIN ledger b ON b.id = g.last_id
+         LEFT JOIN api_keys k ON k.key_id = g.key_id",
+        window,
+    )?;
+    let mut lines = Vec::with_capacity(charges.len());
+    for row in &charges {
+        let day = from_unix_millis(row.get::<i64>(0)? * 86_400_000).date_naive();
+        lines.push(LedgerLine::Charges {
+            day,
+            key_id: key_id(&row.get::<String>(1)?)?,
+            key_name: row.get(2)?,
+            calls: to_u64(row.get(3)?)?,
+            credits: to_u64(row.get(4)?)?,
+            balance_after: to_u64(row.get(5)?)?,
+            last_id: row.get(6)?,
+        });
+    }
+    let others = db.query(
+        &format!(
+            "{LEDGER_SELECT} WHERE account_id = $1 AND created_at >= $2 AND created_at < $3
+                AND NOT (amount < 0 AND key_id IS NOT NULL)"
+        ),
+        window,
+    )?;
+    for row in &others {
+        lines.push(LedgerLine::Entry(ledger_entry(row, account)?));
+    }
+    lines.sort_by_key(|line| std::cmp::Reverse(line.last_id()));
+    Ok(lines)
+}
+
+/// Whether the account has ledger rows before `at`.
+pub fn has_ledger_before<S: Sql>(
+    db: &mut S,
+    account: AccountId,
+    at: DateTime<Utc>,
+) -> Step<S, bool> {
+    let row = db.query_opt(
+        "SELECT 1 FROM ledger WHERE account_id = $1 AND created_at < $2 LIMIT 1",
+        params![account.get(), millis(at)],
+    )?;
+    Ok(row.is_some())
 }

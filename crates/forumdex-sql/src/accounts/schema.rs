@@ -119,9 +119,11 @@ CREATE TABLE payment_events (
     )
 }
 
-/// The create-key forms already sent (`DeveloperStore::create_key_once`): the hash of each
-/// form's one-time token and the key it created, so that sending it again creates nothing.
-pub fn key_submissions_table(dialect: Dialect) -> String {
+/// Version 3 of the accounts schema: the create-key forms already sent
+/// (`DeveloperStore::create_key_once`): the hash of each
+/// form's one-time token and the key it created, so that sending it again creates nothing;
+/// and the index a statement's month of the ledger is read by (`ledger_lines`).
+pub fn accounts_v3_tables(dialect: Dialect) -> String {
     let (int, bytes, _) = types(dialect);
     format!(
         "
@@ -132,6 +134,7 @@ CREATE TABLE key_submissions (
     created_at  {int} NOT NULL,
     PRIMARY KEY (account_id, form_sha256)
 );
+CREATE INDEX ledger_by_account_time ON ledger (account_id, created_at);
 "
     )
 }

@@ -79,7 +79,7 @@ macro_rules! impl_account_stores {
                 ::std::vec::Vec<$crate::reexport::forumdex_accounts::LedgerEntry>,
                 $crate::reexport::forumdex_accounts::AccountError,
             > {
-                self.read(|db| $crate::accounts::ledger(db, id, None))
+                self.read(|db| $crate::accounts::ledger(db, id))
             }
 
             fn create_key(
@@ -294,12 +294,7 @@ macro_rules! impl_developer_store {
                 let minted = $crate::reexport::forumdex_accounts::rules::mint_key(new, now)?;
                 let outcome = self.write(|db| {
                     $crate::accounts::developer::create_key_once(
-                        db,
-                        account,
-                        form,
-                        &minted,
-                        &new.allow,
-                        now,
+                        db, account, form, &minted, &new.allow, now,
                     )
                 })?;
                 Ok(match outcome {
@@ -488,18 +483,25 @@ macro_rules! impl_developer_store {
                 self.write(|db| $crate::accounts::developer::apply_payment_event(db, event, now))
             }
 
-            fn recent_ledger(
+            fn ledger_lines(
                 &self,
                 account: $crate::reexport::forumdex_accounts::AccountId,
-                limit: u32,
+                from: $crate::reexport::Instant,
+                to: $crate::reexport::Instant,
             ) -> ::std::result::Result<
-                ::std::vec::Vec<$crate::reexport::forumdex_accounts::LedgerEntry>,
+                ::std::vec::Vec<$crate::reexport::forumdex_accounts::LedgerLine>,
                 $crate::reexport::forumdex_accounts::DeveloperError,
             > {
-                self.read(|db| {
-                    $crate::accounts::ledger(db, account, Some(limit))
-                        .map_err($crate::Failure::from)
-                })
+                self.read(|db| $crate::accounts::developer::ledger_lines(db, account, from, to))
+            }
+
+            fn has_ledger_before(
+                &self,
+                account: $crate::reexport::forumdex_accounts::AccountId,
+                at: $crate::reexport::Instant,
+            ) -> ::std::result::Result<bool, $crate::reexport::forumdex_accounts::DeveloperError>
+            {
+                self.read(|db| $crate::accounts::developer::has_ledger_before(db, account, at))
             }
 
             fn add_credits_once(

@@ -15,8 +15,8 @@ use forumdex_crawl::crawl::{Crawler, Scope, Sink, Summary};
 use forumdex_crawl::fetch::{CrawlPolicy, Fetcher};
 use forumdex_crawl::state::CrawlState;
 use forumdex_ingest::source::Source;
-use forumdex_search::{Indexer, SearchIndexes};
 use forumdex_postgres::PgPool;
+use forumdex_search::{Indexer, SearchIndexes};
 use forumdex_storage::{Storage, StorageKind};
 
 use crate::commands::{import, settings};

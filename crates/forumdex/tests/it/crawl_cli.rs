@@ -638,7 +638,10 @@ fn two_machines_on_postgres_crawl_as_one_polite_client() {
     )
     .expect("the shared crawl state");
     let held = state.lock().expect("the deployment's crawl lock is free");
-    let refused = fails(&second.data(), &second.args(&forum, &["--topic", "14", "--refresh"]));
+    let refused = fails(
+        &second.data(),
+        &second.args(&forum, &["--topic", "14", "--refresh"]),
+    );
     assert!(
         refused.contains("another crawl is running on this deployment"),
         "{refused}"
