@@ -34,6 +34,40 @@ impl TokenHash {
     }
 }
 
+/// A request made with a key, as the request log keeps it for the key's owner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoggedRequest {
+    /// Its position in the log (0 before it is stored).
+    pub id: i64,
+    /// The key it was made with.
+    pub key_id: KeyId,
+    /// The `X-Request-Id` it was answered with.
+    pub request_id: String,
+    /// Its path and query, with cursors left out.
+    pub path: String,
+    /// The status it was answered with.
+    pub status: u16,
+    /// Credits charged for it (0 or 1).
+    pub credits: u64,
+    /// How long it took to answer, in milliseconds.
+    pub latency_ms: u64,
+    /// The client address it came from.
+    pub source: String,
+    /// When it was answered.
+    pub at: DateTime<Utc>,
+}
+
+/// Which logged requests [`DeveloperStore::requests`] reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RequestFilter {
+    /// Only this key's.
+    pub key: Option<KeyId>,
+    /// Only those answered with this status.
+    pub status: Option<u16>,
+    /// Only those logged before this position (the next page).
+    pub before_id: Option<i64>,
+}
+
 /// A line of the ledger as [`DeveloperStore::ledger_lines`] reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LedgerLine {
@@ -584,6 +618,21 @@ pub trait DeveloperStore: AccountStore {
         from: DateTime<Utc>,
         to: DateTime<Utc>,
     ) -> Result<Vec<LedgerLine>, DeveloperError>;
+
+    /// Adds requests to the request log (each under its key's account; a request of a key
+    /// that does not exist is skipped).
+    fn record_requests(&self, requests: &[LoggedRequest]) -> Result<(), DeveloperError>;
+
+    /// The account's logged requests that `filter` selects, newest first, at most `limit`.
+    fn requests(
+        &self,
+        account: AccountId,
+        filter: &RequestFilter,
+        limit: u32,
+    ) -> Result<Vec<LoggedRequest>, DeveloperError>;
+
+    /// Deletes the logged requests made before `before`; returns how many.
+    fn prune_requests(&self, before: DateTime<Utc>) -> Result<u64, DeveloperError>;
 
     /// Whether the account has ledger rows before `at` (a statement has an older page).
     fn has_ledger_before(

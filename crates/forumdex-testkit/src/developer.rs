@@ -9,8 +9,9 @@ use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 use forumdex_accounts::developer::{REFUND_OPERATION, SIGNUP_OPERATION, TOPUP_OPERATION};
 use forumdex_accounts::{
     AccountError, AccountId, CheckoutFacts, DeveloperError, DeveloperStore, Email, KeyCreation,
-    KeyId, KeyInfo, LedgerEntry, LedgerLine, NewKey, NewTopup, PaymentEvent, PaymentEventKind,
-    PaymentOutcome, TokenHash, TokenPurpose, Topup, TopupStatus, UsageCount,
+    KeyId, KeyInfo, LedgerEntry, LedgerLine, LoggedRequest, NewKey, NewTopup, PaymentEvent,
+    PaymentEventKind, PaymentOutcome, RequestFilter, TokenHash, TokenPurpose, Topup, TopupStatus,
+    UsageCount,
 };
 
 use crate::Fresh;
@@ -50,6 +51,7 @@ macro_rules! developer_store_conformance {
             concurrent_deliveries_credit_once,
             add_credits_once_is_idempotent,
             ledger_lines_sum_charges_per_day_and_key,
+            the_request_log_is_per_account_filtered_paged_and_pruned,
             expired_sessions_and_tokens_are_purged,
         );
     };
@@ -1409,6 +1411,97 @@ pub fn ledger_lines_sum_charges_per_day_and_key<S: DeveloperStore>(fresh: &Fresh
     assert!(
         store
             .ledger_lines(missing_account(), t0(), t0() + day)
+            .is_err()
+    );
+}
+
+/// A logged request of `key` answered `status` at `at`.
+fn logged(key: &KeyId, status: u16, at: DateTime<Utc>) -> LoggedRequest {
+    LoggedRequest {
+        id: 0,
+        key_id: key.clone(),
+        request_id: format!("req-{}-{status}", at.timestamp()),
+        path: "/api/v1/search?q=bitcoin".to_owned(),
+        status,
+        credits: u64::from(status == 200),
+        latency_ms: 12,
+        source: "203.0.113.7".to_owned(),
+        at,
+    }
+}
+
+/// The request log keeps each request under its key's account, reads newest first with
+/// filters by key and status and pages by position, skips unknown keys, and prunes by age.
+pub fn the_request_log_is_per_account_filtered_paged_and_pruned<S: DeveloperStore>(
+    fresh: &Fresh<'_, S>,
+) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let (a, b) = (new_key(store, id).key_id, new_key(store, id).key_id);
+    let stranger = developer(store, "other@example.com");
+    let theirs = new_key(store, stranger).key_id;
+    store
+        .record_requests(&[
+            logged(&a, 200, mins(1)),
+            logged(&b, 402, mins(2)),
+            logged(&a, 403, mins(3)),
+            logged(&theirs, 200, mins(4)),
+            logged(&KeyId::generate(), 200, mins(5)),
+            logged(&a, 200, mins(60)),
+        ])
+        .expect("record");
+    let all = store
+        .requests(id, &RequestFilter::default(), 10)
+        .expect("requests");
+    let seen: Vec<(u16, DateTime<Utc>)> = all.iter().map(|r| (r.status, r.at)).collect();
+    assert_eq!(
+        seen,
+        vec![
+            (200, mins(60)),
+            (403, mins(3)),
+            (402, mins(2)),
+            (200, mins(1))
+        ],
+        "the account's own, newest first"
+    );
+    assert_eq!(
+        all[3],
+        LoggedRequest {
+            id: all[3].id,
+            ..logged(&a, 200, mins(1))
+        }
+    );
+    let by_key = RequestFilter {
+        key: Some(b.clone()),
+        ..RequestFilter::default()
+    };
+    assert_eq!(store.requests(id, &by_key, 10).expect("by key").len(), 1);
+    let by_status = RequestFilter {
+        status: Some(200),
+        ..RequestFilter::default()
+    };
+    assert_eq!(
+        store.requests(id, &by_status, 10).expect("by status").len(),
+        2
+    );
+    let first_page = store
+        .requests(id, &RequestFilter::default(), 2)
+        .expect("page");
+    let next = RequestFilter {
+        before_id: Some(first_page[1].id),
+        ..RequestFilter::default()
+    };
+    let second_page = store.requests(id, &next, 2).expect("page");
+    assert_eq!(second_page, all[2..].to_vec());
+
+    assert_eq!(store.prune_requests(mins(5)).expect("prune"), 4);
+    let left = store
+        .requests(id, &RequestFilter::default(), 10)
+        .expect("requests");
+    assert_eq!(left.len(), 1, "only the newer one is kept: {left:?}");
+    assert!(
+        store
+            .requests(missing_account(), &RequestFilter::default(), 10)
             .is_err()
     );
 }

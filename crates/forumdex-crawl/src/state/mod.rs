@@ -167,8 +167,8 @@ impl From<StateError> for Failure {
 enum Database {
     /// `{data}/crawl/state.sqlite`.
     Embedded(Pool<Failure>),
-    /// The deployment's PostgreSQL database.
-    Shared(PgPool),
+    /// The deployment's PostgreSQL database (boxed: a pool's configuration is large).
+    Shared(Box<PgPool>),
 }
 
 /// The crawl state. Cheap to share behind an `Arc`; every call is a short blocking
@@ -210,7 +210,7 @@ impl CrawlState {
     pub fn open_shared(pool: PgPool) -> Result<Self, StateError> {
         forumdex_postgres::schema::check(&pool)?;
         Ok(Self {
-            db: Database::Shared(pool),
+            db: Database::Shared(Box::new(pool)),
         })
     }
 

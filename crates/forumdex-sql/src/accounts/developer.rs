@@ -15,8 +15,8 @@ use forumdex_accounts::stored::{account_id, corrupt, key_id, millis, to_i64, to_
 use forumdex_accounts::time::from_unix_millis;
 use forumdex_accounts::{
     AccountError, AccountId, Activity, Allowlist, DeveloperError, Email, KeyId, KeyInfo,
-    LedgerLine, Login, NewTopup, PaymentEvent, PaymentOutcome, Session, TokenHash, TokenPurpose,
-    Topup, TopupStatus, UsageCount,
+    LedgerLine, LoggedRequest, Login, NewTopup, PaymentEvent, PaymentOutcome, RequestFilter,
+    Session, TokenHash, TokenPurpose, Topup, TopupStatus, UsageCount,
 };
 
 use super::{
@@ -748,4 +748,75 @@ pub fn has_ledger_before<S: Sql>(
         params![account.get(), millis(at)],
     )?;
     Ok(row.is_some())
+}
+
+/// Adds requests to the log, each under its key's account (a key that does not exist is
+/// skipped).
+pub fn record_requests<S: Sql>(db: &mut S, requests: &[LoggedRequest]) -> Step<S, ()> {
+    for request in requests {
+        db.execute(
+            "INSERT INTO request_log (account_id, key_id, request_id, path, status, credits,
+                                      latency_ms, source, created_at)
+             SELECT k.account_id, k.key_id, $2, $3, $4, $5, $6, $7, $8
+             FROM api_keys k WHERE k.key_id = $1",
+            params![
+                request.key_id.as_str(),
+                &request.request_id,
+                &request.path,
+                i64::from(request.status),
+                to_i64(request.credits)?,
+                to_i64(request.latency_ms)?,
+                &request.source,
+                millis(request.at)
+            ],
+        )?;
+    }
+    Ok(())
+}
+
+/// The account's logged requests that `filter` selects, newest first, at most `limit`.
+pub fn requests<S: Sql>(
+    db: &mut S,
+    account: AccountId,
+    filter: &RequestFilter,
+    limit: u32,
+) -> Step<S, Vec<LoggedRequest>> {
+    require_account(db, account)?;
+    let rows = db.query(
+        "SELECT id, key_id, request_id, path, status, credits, latency_ms, source, created_at
+         FROM request_log
+         WHERE account_id = $1 AND key_id = COALESCE($2, key_id)
+           AND status = COALESCE($3, status) AND id < $4
+         ORDER BY id DESC LIMIT $5",
+        params![
+            account.get(),
+            filter.key.as_ref().map(KeyId::as_str),
+            filter.status.map(i64::from),
+            filter.before_id.unwrap_or(i64::MAX),
+            i64::from(limit)
+        ],
+    )?;
+    let mut logged = Vec::with_capacity(rows.len());
+    for row in &rows {
+        logged.push(LoggedRequest {
+            id: row.get(0)?,
+            key_id: key_id(&row.get::<String>(1)?)?,
+            request_id: row.get(2)?,
+            path: row.get(3)?,
+            status: u16::try_from(row.get::<i64>(4)?).map_err(|_| corrupt("a logged status"))?,
+            credits: to_u64(row.get(5)?)?,
+            latency_ms: to_u64(row.get(6)?)?,
+            source: row.get(7)?,
+            at: from_unix_millis(row.get(8)?),
+        });
+    }
+    Ok(logged)
+}
+
+/// Deletes the logged requests made before `before`; how many.
+pub fn prune_requests<S: Sql>(db: &mut S, before: DateTime<Utc>) -> Step<S, u64> {
+    Ok(db.execute(
+        "DELETE FROM request_log WHERE created_at < $1",
+        params![millis(before)],
+    )?)
 }

@@ -122,9 +122,10 @@ CREATE TABLE payment_events (
 /// Version 3 of the accounts schema: the create-key forms already sent
 /// (`DeveloperStore::create_key_once`): the hash of each
 /// form's one-time token and the key it created, so that sending it again creates nothing;
-/// and the index a statement's month of the ledger is read by (`ledger_lines`).
+/// the index a statement's month of the ledger is read by (`ledger_lines`); and the request
+/// log (`DeveloperStore::record_requests`), pruned by age.
 pub fn accounts_v3_tables(dialect: Dialect) -> String {
-    let (int, bytes, _) = types(dialect);
+    let (int, bytes, id) = types(dialect);
     format!(
         "
 CREATE TABLE key_submissions (
@@ -135,6 +136,20 @@ CREATE TABLE key_submissions (
     PRIMARY KEY (account_id, form_sha256)
 );
 CREATE INDEX ledger_by_account_time ON ledger (account_id, created_at);
+CREATE TABLE request_log (
+    id         {id},
+    account_id {int} NOT NULL REFERENCES accounts (id),
+    key_id     TEXT NOT NULL REFERENCES api_keys (key_id),
+    request_id TEXT NOT NULL,
+    path       TEXT NOT NULL,
+    status     INTEGER NOT NULL,
+    credits    INTEGER NOT NULL,
+    latency_ms {int} NOT NULL,
+    source     TEXT NOT NULL,
+    created_at {int} NOT NULL
+);
+CREATE INDEX request_log_by_account ON request_log (account_id, id);
+CREATE INDEX request_log_by_time ON request_log (created_at);
 "
     )
 }

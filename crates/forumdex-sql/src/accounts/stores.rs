@@ -495,6 +495,34 @@ macro_rules! impl_developer_store {
                 self.read(|db| $crate::accounts::developer::ledger_lines(db, account, from, to))
             }
 
+            fn record_requests(
+                &self,
+                requests: &[$crate::reexport::forumdex_accounts::LoggedRequest],
+            ) -> ::std::result::Result<(), $crate::reexport::forumdex_accounts::DeveloperError>
+            {
+                self.write(|db| $crate::accounts::developer::record_requests(db, requests))
+            }
+
+            fn requests(
+                &self,
+                account: $crate::reexport::forumdex_accounts::AccountId,
+                filter: &$crate::reexport::forumdex_accounts::RequestFilter,
+                limit: u32,
+            ) -> ::std::result::Result<
+                ::std::vec::Vec<$crate::reexport::forumdex_accounts::LoggedRequest>,
+                $crate::reexport::forumdex_accounts::DeveloperError,
+            > {
+                self.read(|db| $crate::accounts::developer::requests(db, account, filter, limit))
+            }
+
+            fn prune_requests(
+                &self,
+                before: $crate::reexport::Instant,
+            ) -> ::std::result::Result<u64, $crate::reexport::forumdex_accounts::DeveloperError>
+            {
+                self.write(|db| $crate::accounts::developer::prune_requests(db, before))
+            }
+
             fn has_ledger_before(
                 &self,
                 account: $crate::reexport::forumdex_accounts::AccountId,
