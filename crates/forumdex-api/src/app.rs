@@ -16,6 +16,7 @@ use forumdex_storage::Storage;
 
 use crate::clock::Clock;
 use crate::metrics::Metrics;
+use crate::request_log::RequestLog;
 use crate::search_sync::SearchSync;
 use crate::usage::UsageRecorder;
 use crate::wire::Links;
@@ -35,6 +36,8 @@ pub struct App {
     pub dashboard: Arc<Dashboard>,
     /// Per-key request counts waiting to be written.
     pub usage: UsageRecorder,
+    /// Requests for the dashboard's request log waiting to be written.
+    pub request_log: RequestLog,
     /// Per-key rate limits.
     pub rate_limiter: Arc<dyn RateLimiter>,
     /// Secret that signs collection cursors.
@@ -93,6 +96,7 @@ impl App {
             developers,
             dashboard: Arc::new(dashboard),
             usage: UsageRecorder::default(),
+            request_log: RequestLog::default(),
             rate_limiter: storage.rate_limiter()?,
             cursor_secret,
             metrics: Metrics::default(),

@@ -12,11 +12,14 @@ use forumdex_search::Indexer;
 use tokio::task::JoinHandle;
 
 use crate::app::App;
+use crate::request_log;
 
 /// How often superseded corpus versions are collected.
 const GC_EVERY: Duration = Duration::from_secs(60);
-/// How often per-key usage counts are written.
+/// How often per-key usage counts and the request log are written.
 const USAGE_EVERY: Duration = Duration::from_secs(1);
+/// How often the request log is pruned.
+const PRUNE_EVERY: Duration = Duration::from_secs(600);
 
 /// The running background tasks; dropping it stops them.
 #[derive(Debug)]
@@ -46,12 +49,20 @@ impl Drop for Background {
     }
 }
 
-/// Writes the usage counts every second.
+/// Writes the usage counts and the request log every second; prunes the request log at
+/// start and every ten minutes.
 async fn flush_usage(app: Arc<App>) {
     let mut every = tokio::time::interval(USAGE_EVERY);
+    let mut pruned_at: Option<tokio::time::Instant> = None;
     loop {
         every.tick().await;
         app.usage.flush(&app.developers).await;
+        app.request_log.flush(&app.developers).await;
+        if pruned_at.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
+            let days = app.settings.dashboard.request_log_days;
+            request_log::prune(&app.developers, days, app.clock.now()).await;
+            pruned_at = Some(tokio::time::Instant::now());
+        }
     }
 }
 

@@ -21,6 +21,7 @@ fn dashboard_config(settings: &Settings) -> DashboardConfig {
         session_idle: Duration::seconds(settings.dashboard.session_idle_seconds as i64),
         session_lifetime: Duration::seconds(settings.dashboard.session_lifetime_seconds as i64),
         signup_credits: settings.dashboard.signup_credits,
+        request_log_days: settings.dashboard.request_log_days,
         credit_packs: settings.payments.credit_packs.clone(),
         rate_limit_per_minute: settings.server.rate_limit_per_minute,
     }

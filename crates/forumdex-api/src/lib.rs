@@ -27,6 +27,7 @@ pub mod metrics;
 pub mod pipeline;
 pub mod query;
 pub mod rate_headers;
+pub mod request_log;
 pub mod router;
 pub mod routes;
 pub mod search_sync;

@@ -19,13 +19,14 @@ use axum::extract::{ConnectInfo, MatchedPath, Request, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use forumdex_accounts::{AccountId, AuthError, KeyId, RateDecision};
+use forumdex_accounts::{AccountId, AuthError, KeyId, LoggedRequest, RateDecision};
 use forumdex_types::ErrorBody;
 
 use crate::app::App;
 use crate::client_ip::client_ip;
 use crate::error::{ApiError, blocking, error_response};
 use crate::rate_headers::insert_rate_headers;
+use crate::request_log::logged_path;
 
 /// The server-generated id of the request being served.
 #[derive(Debug, Clone)]
@@ -144,6 +145,7 @@ pub async fn paid(
     request: Request,
     next: Next,
 ) -> Response {
+    let started = Instant::now();
     let mut decision = None;
     let mut key = None;
     let route = request
@@ -151,17 +153,47 @@ pub async fn paid(
         .get::<MatchedPath>()
         .map_or("unmatched", |path| path.as_str())
         .to_owned();
+    let logged = (app.settings.dashboard.request_log_days > 0).then(|| {
+        let request_id = request
+            .extensions()
+            .get::<RequestId>()
+            .map(|id| id.0.clone())
+            .unwrap_or_default();
+        let path = logged_path(request.uri().path(), request.uri().query());
+        let source = client_ip(
+            peer.ip(),
+            request.headers(),
+            &app.settings.server.trusted_proxies,
+        );
+        (request_id, path, source.to_string())
+    });
     let result = charge_for(&app, peer, request, next, &mut decision, &mut key).await;
     let mut response = result.unwrap_or_else(IntoResponse::into_response);
     if let Some(decision) = decision {
         insert_rate_headers(response.headers_mut(), &decision);
     }
     if let Some(key) = key {
-        app.usage
-            .record(&key, &route, response.status().as_u16(), app.clock.now());
+        let (status, at) = (response.status().as_u16(), app.clock.now());
+        app.usage.record(&key, &route, status, at);
+        if let Some((request_id, path, source)) = logged {
+            let charged = response.headers().contains_key(X_CREDITS_CHARGED);
+            app.request_log.record(LoggedRequest {
+                id: 0,
+                key_id: key,
+                request_id,
+                path,
+                status,
+                credits: u64::from(charged),
+                latency_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                source,
+                at,
+            });
+        }
     }
     response
 }
+
+const X_CREDITS_CHARGED: HeaderName = HeaderName::from_static("x-credits-charged");
 
 async fn charge_for(
     app: &Arc<App>,
@@ -202,7 +234,7 @@ async fn charge_for(
     };
     app.metrics.charged();
     let headers = response.headers_mut();
-    headers.insert("x-credits-charged", HeaderValue::from(1));
+    headers.insert(X_CREDITS_CHARGED, HeaderValue::from(1));
     headers.insert("x-credits-remaining", HeaderValue::from(remaining));
     Ok(response)
 }

@@ -22,6 +22,8 @@ pub struct DashboardConfig {
     pub credit_packs: Vec<CreditPack>,
     /// Requests per key in any rolling minute, shown to developers.
     pub rate_limit_per_minute: u32,
+    /// Days the request log keeps each request (setting `request_log_days`; 0: none).
+    pub request_log_days: u32,
 }
 
 impl DashboardConfig {
@@ -55,6 +57,7 @@ mod tests {
             signup_credits: 0,
             credit_packs: vec![],
             rate_limit_per_minute: 120,
+            request_log_days: 14,
         };
         assert_eq!(config.origin(), "https://api.example.com");
         assert!(config.secure());

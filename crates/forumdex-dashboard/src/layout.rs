@@ -26,7 +26,7 @@ pub const DOCS_TITLE: &str = "API reference";
 
 /// The signed-in navigation: each link, its label, and the titles of the pages it is the
 /// current section for (marked `aria-current="page"`).
-const SECTIONS: [(&str, &str, &[&str]); 6] = [
+const SECTIONS: [(&str, &str, &[&str]); 7] = [
     ("/dashboard", "Overview", &["Overview"]),
     (
         "/dashboard/keys",
@@ -34,6 +34,7 @@ const SECTIONS: [(&str, &str, &[&str]); 6] = [
         &["API keys", "Key settings", "Your new key"],
     ),
     ("/dashboard/usage", "Usage", &["Usage"]),
+    ("/dashboard/requests", "Requests", &["Requests"]),
     (
         "/dashboard/billing",
         "Billing",

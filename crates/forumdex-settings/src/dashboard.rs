@@ -27,6 +27,10 @@ pub struct DashboardSection {
     /// Credits a developer receives when their address is verified. Default 100.
     #[serde(default = "default_signup_credits")]
     pub signup_credits: u64,
+    /// Days the request log (`/dashboard/requests`) keeps each request; 0 keeps none.
+    /// Default 14, at most 365.
+    #[serde(default = "default_request_log_days")]
+    pub request_log_days: u32,
 }
 
 fn default_session_idle() -> u64 {
@@ -37,6 +41,9 @@ fn default_session_lifetime() -> u64 {
 }
 fn default_signup_credits() -> u64 {
     100
+}
+fn default_request_log_days() -> u32 {
+    14
 }
 
 impl DashboardSection {
@@ -51,6 +58,9 @@ impl DashboardSection {
             bail!(
                 "session_lifetime_seconds must be at least session_idle_seconds and at most a year"
             );
+        }
+        if self.request_log_days > 365 {
+            bail!("request_log_days must be at most 365 (0 keeps no request log)");
         }
         if let Some(url) = &self.smtp_url
             && !(url.expose().starts_with("smtp://") || url.expose().starts_with("smtps://"))

@@ -286,6 +286,8 @@ fn bad_values_are_refused_with_the_setting_named() {
         ("FORUMDEX_PAYMENT_PROVIDER", "paypal", "payment_provider"),
         ("FORUMDEX_PAYMENT_PROVIDER", "stripe", "stripe_secret_key"),
         ("FORUMDEX_SESSION_IDLE_SECONDS", "0", "session_idle_seconds"),
+        ("FORUMDEX_REQUEST_LOG_DAYS", "366", "request_log_days"),
+        ("FORUMDEX_REQUEST_LOG_DAYS", "-1", "request_log_days"),
         ("FORUMDEX_MAIL_FROM", "not an address", "mail_from"),
         ("FORUMDEX_SMTP_URL", "http://mail.example.com", "smtp_url"),
         (

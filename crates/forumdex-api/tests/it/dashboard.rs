@@ -1088,6 +1088,7 @@ async fn no_page_repeats_an_id_or_skips_a_heading_level() {
         "/dashboard/keys".to_owned(),
         format!("/dashboard/keys/{key_id}"),
         "/dashboard/usage".to_owned(),
+        "/dashboard/requests".to_owned(),
         "/dashboard/billing".to_owned(),
         "/dashboard/activity".to_owned(),
     ] {
@@ -1220,6 +1221,7 @@ async fn pages_mark_where_you_are_and_who_you_are() {
         ("/dashboard", "Overview"),
         ("/dashboard/keys", "Keys"),
         ("/dashboard/usage", "Usage"),
+        ("/dashboard/requests", "Requests"),
         ("/dashboard/billing", "Billing"),
         ("/dashboard/activity", "Activity"),
     ] {
@@ -1472,4 +1474,85 @@ async fn the_ledger_sums_charges_per_day_and_key_keeps_every_credit_and_exports_
     let bad = get(&app, "/dashboard/billing?month=11-2026", Some(&browser)).await;
     assert_eq!(bad.status, 400);
     assert!(bad.body.contains("is not a month"), "{}", bad.body);
+}
+
+#[tokio::test]
+async fn the_request_log_shows_each_request_with_its_id_filters_and_leaves_out_cursors() {
+    let app = app().await;
+    let browser = developer(&app, "log@example.com").await;
+    let (key_id, secret) = create_key(&app, &browser, "").await;
+    let served = app.get(POST, Some(&secret)).await;
+    assert_eq!(served.status(), 200);
+    let served_id = served.headers()["x-request-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let walk = "/api/v1/topics/1/posts?limit=5&cursor=not-a-real-cursor";
+    let refused = app.get(walk, Some(&secret)).await;
+    assert_eq!(refused.status(), 400, "a cursor this server did not sign");
+    let refused_id = refused.headers()["x-request-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    app.app.request_log.flush(&app.app.developers).await;
+
+    let page = get(&app, "/dashboard/requests", Some(&browser)).await;
+    assert_eq!(page.status, 200);
+    let body = &page.body;
+    assert!(
+        body.contains(&format!("data-request-id=\"{served_id}\"")),
+        "{body}"
+    );
+    assert!(
+        body.contains(&format!("data-request-id=\"{refused_id}\"")),
+        "{body}"
+    );
+    assert!(
+        body.find(&refused_id) < body.find(&served_id),
+        "newest first: {body}"
+    );
+    assert!(body.contains(&format!("GET {POST}")), "{body}");
+    assert!(
+        body.contains("GET /api/v1/topics/1/posts?limit=5&amp;cursor=…"),
+        "the path without the cursor: {body}"
+    );
+    assert!(
+        !body.contains("not-a-real-cursor"),
+        "cursors are never kept"
+    );
+    assert!(body.contains(">laptop</a>"), "the key by name: {body}");
+    assert!(
+        body.contains(">127.0.0.1</td>"),
+        "the client address: {body}"
+    );
+
+    let only_400 = get(&app, "/dashboard/requests?status=400", Some(&browser)).await;
+    assert!(only_400.body.contains(&refused_id));
+    assert!(!only_400.body.contains(&served_id), "{}", only_400.body);
+    let by_key = get(
+        &app,
+        &format!("/dashboard/requests?key={key_id}&status="),
+        Some(&browser),
+    )
+    .await;
+    assert!(by_key.body.contains(&served_id) && by_key.body.contains(&refused_id));
+    let bad = get(&app, "/dashboard/requests?status=abc", Some(&browser)).await;
+    assert_eq!(bad.status, 400);
+    assert!(bad.body.contains("is not an HTTP status"), "{}", bad.body);
+
+    // Another account sees none of them.
+    let stranger = developer(&app, "stranger@example.com").await;
+    let theirs = get(&app, "/dashboard/requests", Some(&stranger)).await;
+    assert!(
+        theirs.body.contains("No requests match."),
+        "{}",
+        theirs.body
+    );
+    let probe = get(
+        &app,
+        &format!("/dashboard/requests?key={key_id}"),
+        Some(&stranger),
+    )
+    .await;
+    assert!(!probe.body.contains(&served_id));
 }

@@ -9,6 +9,7 @@ pub mod home;
 pub mod keys;
 pub mod overview;
 pub mod public;
+pub mod requests;
 pub mod usage;
 pub mod webhooks;
 
