@@ -338,22 +338,6 @@ fn push_in(
         .transpose()?;
     let (due_at, now) = (millis(item.due_at), millis(now));
     match state.as_deref() {
-        None => {
-            tx.execute(
-                "INSERT INTO crawl_frontier
-                     (url, kind, priority, due_at, attempts, state, updated_at, scope)
-                 VALUES ($1, $2, $3, $4, 0, 'pending', $5, $6)",
-                params![
-                    &item.url,
-                    &item.kind,
-                    item.priority,
-                    due_at,
-                    now,
-                    &item.scope
-                ],
-            )?;
-            Ok(PushResult::Queued)
-        }
         Some("pending") => {
             let dialect = tx.dialect();
             let statement = format!(
@@ -369,11 +353,16 @@ fn push_in(
             )?;
             Ok(PushResult::AlreadyPending)
         }
-        Some(_) if again => {
+        Some(_) if !again => Ok(PushResult::AlreadyDone),
+        _ => {
+            // New, or done or failed and queued again: pending from scratch.
             tx.execute(
-                "UPDATE crawl_frontier SET kind = $2, priority = $3, due_at = $4, attempts = 0,
-                     state = 'pending', updated_at = $5, scope = $6
-                 WHERE url = $1",
+                "INSERT INTO crawl_frontier
+                     (url, kind, priority, due_at, attempts, state, updated_at, scope)
+                 VALUES ($1, $2, $3, $4, 0, 'pending', $5, $6)
+                 ON CONFLICT (url) DO UPDATE SET kind = excluded.kind,
+                     priority = excluded.priority, due_at = excluded.due_at, attempts = 0,
+                     state = 'pending', updated_at = excluded.updated_at, scope = excluded.scope",
                 params![
                     &item.url,
                     &item.kind,
@@ -385,7 +374,6 @@ fn push_in(
             )?;
             Ok(PushResult::Queued)
         }
-        Some(_) => Ok(PushResult::AlreadyDone),
     }
 }
 
