@@ -303,15 +303,15 @@ pub async fn page(
         }
         h2 { "Top-ups" }
         @if topups.is_empty() { p.empty { "No top-ups yet." } } @else {
-            div.table-wrap { table #topups {
+            div.table-wrap { table #topups.stack {
                 thead { tr { th { "Ordered" } th.num { "Credits" } th { "Price" } th { "Status" } th { "Refunded" } } }
                 tbody { @for topup in &topups {
                     tr data-topup-id=(topup.id) {
-                        td { (when(topup.created_at)) }
-                        td.num { (topup.credits) }
-                        td { (format_money(topup.amount_cents, &topup.currency)) }
-                        td { (status_badge(topup.status)) }
-                        td { @if topup.refunded_cents > 0 { (format_money(topup.refunded_cents, &topup.currency)) " (" (topup.refunded_credits) " credits)" } }
+                        td data-label="Ordered" { (when(topup.created_at)) }
+                        td.num data-label="Credits" { (topup.credits) }
+                        td data-label="Price" { (format_money(topup.amount_cents, &topup.currency)) }
+                        td data-label="Status" { (status_badge(topup.status)) }
+                        td data-label="Refunded" { @if topup.refunded_cents > 0 { (format_money(topup.refunded_cents, &topup.currency)) " (" (topup.refunded_credits) " credits)" } @else { "—" } }
                     }
                 } }
             } }

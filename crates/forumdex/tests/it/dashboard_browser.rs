@@ -585,6 +585,25 @@ async fn spend_the_free_credits(browser: &mut Browser, base: &str, key: &str) ->
     }
     browser.screenshot("usage").await?;
     browser
+        .click("header a[href='/dashboard/requests']")
+        .await?;
+    browser
+        .wait_until_at("/dashboard/requests", |at| at == "/dashboard/requests")
+        .await?;
+    let start = Instant::now();
+    loop {
+        let rows = browser.rows("#requests").await.unwrap_or_default();
+        if rows.iter().any(|row| row.iter().any(|cell| cell == "402")) {
+            break;
+        }
+        if start.elapsed() > USAGE_FLUSH {
+            bail!("the request log does not show the 402, only {rows:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        browser.client.refresh().await?;
+    }
+    browser.screenshot("requests").await?;
+    browser
         .click("header a[href='/dashboard/activity']")
         .await?;
     browser
