@@ -173,6 +173,16 @@ pub struct Session {
     pub expires_at: DateTime<Utc>,
 }
 
+/// An open session as the account page lists it: the hash of its token (which names it in
+/// the form that ends it; the token itself is only in its browser's cookie) and its times.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedSession {
+    /// The hash of its token.
+    pub token: TokenHash,
+    /// Its times.
+    pub session: Session,
+}
+
 /// One line of an account's activity log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Activity {
@@ -549,6 +559,30 @@ pub trait DeveloperStore: AccountStore {
 
     /// Closes every session of the account; returns how many were open.
     fn close_sessions(&self, account: AccountId) -> Result<u64, DeveloperError>;
+
+    /// The account's sessions still open at `now` (not past their absolute expiry, nor idle
+    /// for `idle`), the most recently used first.
+    fn sessions(
+        &self,
+        account: AccountId,
+        now: DateTime<Utc>,
+        idle: chrono::Duration,
+    ) -> Result<Vec<ListedSession>, DeveloperError>;
+
+    /// Closes one session of the account (its token's hash); whether it was open. Another
+    /// account's session is left alone.
+    fn close_account_session(
+        &self,
+        account: AccountId,
+        token: &TokenHash,
+    ) -> Result<bool, DeveloperError>;
+
+    /// Closes every session of the account but `keep` (after a password change); how many.
+    fn close_other_sessions(
+        &self,
+        account: AccountId,
+        keep: &TokenHash,
+    ) -> Result<u64, DeveloperError>;
 
     /// Appends to the account's activity log.
     fn record_activity(

@@ -30,8 +30,8 @@ pub mod wire;
 pub use allowlist::{AllowEntry, AllowEntryError, Allowlist};
 pub use developer::{
     Activity, CheckoutFacts, DeveloperError, DeveloperStore, KeyCreation, LedgerLine,
-    LoggedRequest, Login, NewTopup, PaymentEvent, PaymentEventKind, PaymentOutcome, RequestFilter,
-    Session, TokenHash, TokenPurpose, Topup, TopupStatus, UsageCount,
+    ListedSession, LoggedRequest, Login, NewTopup, PaymentEvent, PaymentEventKind, PaymentOutcome,
+    RequestFilter, Session, TokenHash, TokenPurpose, Topup, TopupStatus, UsageCount,
 };
 pub use ids::{AccountId, IdParseError, KeyId};
 pub use key::{ApiKey, KeyHash, KeyLifetime, KeyParseError, KeyStatus, LifetimeParseError};

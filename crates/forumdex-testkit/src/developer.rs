@@ -32,6 +32,7 @@ macro_rules! developer_store_conformance {
             idle_sessions_are_closed,
             sessions_end_at_their_absolute_expiry,
             sessions_close_per_account,
+            sessions_are_listed_and_ended_one_by_one,
             activity_is_newest_first_per_account,
             usage_sums_into_one_row,
             usage_of_unknown_keys_is_skipped,
@@ -559,6 +560,83 @@ pub fn sessions_close_per_account<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
         .expect("touch")
         .expect("another account's session stays open");
     assert_eq!(session.account_id, other);
+}
+
+/// An account's open sessions are listed, most recently used first, without the closed,
+/// idle or expired ones and without other accounts'; one can be ended by its hash (only by
+/// its own account), and all but one after a password change.
+pub fn sessions_are_listed_and_ended_one_by_one<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let other = developer(store, "other@example.com");
+    let idle = Duration::hours(1);
+    let token = |name: &str| TokenHash::of(name);
+    store
+        .open_session(&token("laptop"), id, t0(), mins(600))
+        .expect("open");
+    store
+        .open_session(&token("phone"), id, mins(1), mins(600))
+        .expect("open");
+    store
+        .open_session(&token("old"), id, t0(), mins(30))
+        .expect("open");
+    store
+        .open_session(&token("tablet"), id, mins(2), mins(600))
+        .expect("open");
+    store
+        .open_session(&token("theirs"), other, t0(), mins(600))
+        .expect("open");
+    store
+        .touch_session(&token("laptop"), mins(40), idle)
+        .expect("touch");
+
+    let listed = |at| -> Vec<TokenHash> {
+        store
+            .sessions(id, at, idle)
+            .expect("sessions")
+            .into_iter()
+            .map(|listed| listed.token)
+            .collect()
+    };
+    assert_eq!(
+        listed(mins(45)),
+        vec![token("laptop"), token("tablet"), token("phone")],
+        "newest use first; the expired one is not listed"
+    );
+    assert_eq!(
+        listed(mins(61) + Duration::seconds(30)),
+        vec![token("laptop"), token("tablet")],
+        "the phone went idle"
+    );
+    assert!(
+        !store
+            .close_account_session(other, &token("tablet"))
+            .expect("close")
+    );
+    assert!(
+        store
+            .close_account_session(id, &token("tablet"))
+            .expect("close")
+    );
+    assert!(
+        !store
+            .close_account_session(id, &token("tablet"))
+            .expect("again")
+    );
+    assert_eq!(listed(mins(45)), vec![token("laptop"), token("phone")]);
+
+    assert_eq!(
+        store
+            .close_other_sessions(id, &token("laptop"))
+            .expect("others"),
+        2
+    );
+    assert_eq!(listed(mins(45)), vec![token("laptop")]);
+    assert_eq!(
+        store.sessions(other, mins(45), idle).expect("theirs").len(),
+        1
+    );
+    assert!(store.sessions(missing_account(), t0(), idle).is_err());
 }
 
 /// The activity log lists an account's newest lines first, at most `limit` of them.

@@ -15,8 +15,8 @@ use forumdex_accounts::stored::{account_id, corrupt, key_id, millis, to_i64, to_
 use forumdex_accounts::time::from_unix_millis;
 use forumdex_accounts::{
     AccountError, AccountId, Activity, Allowlist, DeveloperError, Email, KeyId, KeyInfo,
-    LedgerLine, LoggedRequest, Login, NewTopup, PaymentEvent, PaymentOutcome, RequestFilter,
-    Session, TokenHash, TokenPurpose, Topup, TopupStatus, UsageCount,
+    LedgerLine, ListedSession, LoggedRequest, Login, NewTopup, PaymentEvent, PaymentOutcome,
+    RequestFilter, Session, TokenHash, TokenPurpose, Topup, TopupStatus, UsageCount,
 };
 
 use super::{
@@ -515,6 +515,69 @@ pub fn close_sessions<S: Sql>(db: &mut S, account: AccountId) -> Step<S, u64> {
     Ok(db.execute(
         "DELETE FROM sessions WHERE account_id = $1",
         params![account.get()],
+    )?)
+}
+
+/// The account's sessions open at `now` given `idle`, the most recently used first.
+pub fn sessions<S: Sql>(
+    db: &mut S,
+    account: AccountId,
+    now: DateTime<Utc>,
+    idle: Duration,
+) -> Step<S, Vec<ListedSession>> {
+    require_account(db, account)?;
+    let now_ms = millis(now);
+    let rows = db.query(
+        "SELECT token_sha256, created_at, last_seen_at, expires_at FROM sessions
+         WHERE account_id = $1 AND expires_at > $2 AND last_seen_at > $3
+         ORDER BY last_seen_at DESC, created_at DESC",
+        params![
+            account.get(),
+            now_ms,
+            now_ms.saturating_sub(idle.num_milliseconds())
+        ],
+    )?;
+    let mut listed = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let token: [u8; 32] = row
+            .get::<Vec<u8>>(0)?
+            .try_into()
+            .map_err(|_| corrupt("a session token hash"))?;
+        listed.push(ListedSession {
+            token: TokenHash(token),
+            session: Session {
+                account_id: account,
+                created_at: from_unix_millis(row.get(1)?),
+                last_seen_at: from_unix_millis(row.get(2)?),
+                expires_at: from_unix_millis(row.get(3)?),
+            },
+        });
+    }
+    Ok(listed)
+}
+
+/// Closes the account's session of `token`; whether it was open.
+pub fn close_account_session<S: Sql>(
+    db: &mut S,
+    account: AccountId,
+    token: &TokenHash,
+) -> Step<S, bool> {
+    let closed = db.execute(
+        "DELETE FROM sessions WHERE token_sha256 = $1 AND account_id = $2",
+        params![token.0.as_slice(), account.get()],
+    )?;
+    Ok(closed > 0)
+}
+
+/// Closes every session of the account but `keep`; how many.
+pub fn close_other_sessions<S: Sql>(
+    db: &mut S,
+    account: AccountId,
+    keep: &TokenHash,
+) -> Step<S, u64> {
+    Ok(db.execute(
+        "DELETE FROM sessions WHERE account_id = $1 AND token_sha256 <> $2",
+        params![account.get(), keep.0.as_slice()],
     )?)
 }
 

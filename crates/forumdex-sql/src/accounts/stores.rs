@@ -372,6 +372,40 @@ macro_rules! impl_developer_store {
                 self.write(|db| $crate::accounts::developer::close_sessions(db, account))
             }
 
+            fn sessions(
+                &self,
+                account: $crate::reexport::forumdex_accounts::AccountId,
+                now: $crate::reexport::Instant,
+                idle: $crate::reexport::chrono::Duration,
+            ) -> ::std::result::Result<
+                ::std::vec::Vec<$crate::reexport::forumdex_accounts::ListedSession>,
+                $crate::reexport::forumdex_accounts::DeveloperError,
+            > {
+                self.read(|db| $crate::accounts::developer::sessions(db, account, now, idle))
+            }
+
+            fn close_account_session(
+                &self,
+                account: $crate::reexport::forumdex_accounts::AccountId,
+                token: &$crate::reexport::forumdex_accounts::TokenHash,
+            ) -> ::std::result::Result<bool, $crate::reexport::forumdex_accounts::DeveloperError>
+            {
+                self.write(|db| {
+                    $crate::accounts::developer::close_account_session(db, account, token)
+                })
+            }
+
+            fn close_other_sessions(
+                &self,
+                account: $crate::reexport::forumdex_accounts::AccountId,
+                keep: &$crate::reexport::forumdex_accounts::TokenHash,
+            ) -> ::std::result::Result<u64, $crate::reexport::forumdex_accounts::DeveloperError>
+            {
+                self.write(|db| {
+                    $crate::accounts::developer::close_other_sessions(db, account, keep)
+                })
+            }
+
             fn record_activity(
                 &self,
                 account: $crate::reexport::forumdex_accounts::AccountId,
