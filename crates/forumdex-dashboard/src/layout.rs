@@ -26,6 +26,9 @@ pub const DOCS_TITLE: &str = "API reference";
 
 /// The signed-in navigation: each link, its label, and the titles of the pages it is the
 /// current section for (marked `aria-current="page"`).
+/// The account page's title; the signed-in address in the header links to it.
+pub const ACCOUNT_TITLE: &str = "Account";
+
 const SECTIONS: [(&str, &str, &[&str]); 7] = [
     ("/dashboard", "Overview", &["Overview"]),
     (
@@ -66,7 +69,8 @@ pub fn page(title: &str, nav: Option<&Nav>, flash: Option<&Flash>, content: Mark
                             @for (href, label, titles) in SECTIONS {
                                 a href=(href) aria-current=[titles.contains(&title).then_some("page")] { (label) }
                             }
-                            span.who { (nav.email) }
+                            a.who href="/dashboard/account" title="Your account"
+                                aria-current=[(title == ACCOUNT_TITLE).then_some("page")] { (nav.email) }
                             form #logout method="post" action="/logout" {
                                 input type="hidden" name="csrf" value=(nav.csrf);
                                 button.link type="submit" { "Sign out" }

@@ -131,7 +131,9 @@ pub fn not_found_page(dashboard: &Dashboard) -> axum::response::Response {
 /// The dashboard's routes (the server merges them beside the API and adds its layers); `S`
 /// is the state type of the router they join.
 pub fn router<S: Clone + Send + Sync + 'static>(dashboard: Arc<Dashboard>) -> Router<S> {
-    use pages::{activity, auth, billing, keys, overview, public, requests, usage, webhooks};
+    use pages::{
+        account, activity, auth, billing, keys, overview, public, requests, usage, webhooks,
+    };
     let pages = Router::new()
         .route("/", get(public::home_page))
         .route("/docs", get(public::docs_page))
@@ -158,6 +160,16 @@ pub fn router<S: Clone + Send + Sync + 'static>(dashboard: Arc<Dashboard>) -> Ro
         .route("/dashboard/usage", get(usage::page))
         .route("/dashboard/usage.csv", get(usage::csv))
         .route("/dashboard/requests", get(requests::page))
+        .route("/dashboard/account", get(account::page))
+        .route(
+            "/dashboard/account/password",
+            post(account::change_password),
+        )
+        .route(
+            "/dashboard/account/sessions/end",
+            post(account::end_session),
+        )
+        .route("/dashboard/account/export.json", get(account::export))
         .route("/dashboard/billing", get(billing::page))
         .route("/dashboard/billing/checkout", post(billing::checkout))
         .route("/dashboard/billing/ledger.csv", get(billing::ledger_csv))

@@ -1089,6 +1089,7 @@ async fn no_page_repeats_an_id_or_skips_a_heading_level() {
         format!("/dashboard/keys/{key_id}"),
         "/dashboard/usage".to_owned(),
         "/dashboard/requests".to_owned(),
+        "/dashboard/account".to_owned(),
         "/dashboard/billing".to_owned(),
         "/dashboard/activity".to_owned(),
     ] {
@@ -1241,7 +1242,7 @@ async fn pages_mark_where_you_are_and_who_you_are() {
         );
         assert!(
             page.body
-                .contains("<span class=\"who\">where@example.com</span>"),
+                .contains("title=\"Your account\">where@example.com</a>"),
             "the signed-in address in plain view on {path}"
         );
     }
@@ -1555,4 +1556,161 @@ async fn the_request_log_shows_each_request_with_its_id_filters_and_leaves_out_c
     )
     .await;
     assert!(!probe.body.contains(&served_id));
+}
+
+#[tokio::test]
+async fn the_account_page_changes_the_password_ends_sessions_and_exports_the_data() {
+    let app = app().await;
+    let laptop = developer(&app, "acct@example.com").await;
+    let phone = sign_in(&app, "acct@example.com", PASSWORD).await;
+    let tablet = sign_in(&app, "acct@example.com", PASSWORD).await;
+    create_key(&app, &laptop, "").await;
+
+    let page = get(&app, "/dashboard/account", Some(&laptop)).await;
+    assert_eq!(page.status, 200);
+    assert!(
+        page.body
+            .contains("aria-current=\"page\">acct@example.com</a>"),
+        "{}",
+        page.body
+    );
+    assert_eq!(
+        page.body.matches("name=\"session\"").count(),
+        3,
+        "three sessions"
+    );
+    assert_eq!(page.body.matches("this browser").count(), 1);
+
+    // End the tablet's session from the laptop: the tablet is signed out, the rest stay.
+    let tablet_hash = forumdex_accounts::TokenHash::of(tablet.cookie.split_once('=').unwrap().1);
+    let ended = post(
+        &app,
+        "/dashboard/account/sessions/end",
+        Some(&laptop),
+        &[
+            ("csrf", &laptop.csrf),
+            ("session", &hex::encode(tablet_hash.0)),
+        ],
+    )
+    .await;
+    assert_eq!(ended.status, 303, "{}", ended.body);
+    assert_eq!(
+        get(&app, "/dashboard", Some(&tablet)).await.status,
+        303,
+        "signed out"
+    );
+    assert_eq!(get(&app, "/dashboard", Some(&phone)).await.status, 200);
+
+    // A wrong current password changes nothing and says so beside the field.
+    let wrong = post(
+        &app,
+        "/dashboard/account/password",
+        Some(&laptop),
+        &[
+            ("csrf", &laptop.csrf),
+            ("current", "not my password"),
+            ("password", "a new long password"),
+        ],
+    )
+    .await;
+    assert_eq!(wrong.status, 400);
+    assert!(
+        wrong
+            .body
+            .contains("id=\"password-error\">The current password is not right"),
+        "{}",
+        wrong.body
+    );
+    let short = post(
+        &app,
+        "/dashboard/account/password",
+        Some(&laptop),
+        &[
+            ("csrf", &laptop.csrf),
+            ("current", PASSWORD),
+            ("password", "short"),
+        ],
+    )
+    .await;
+    assert_eq!(short.status, 400);
+    assert!(
+        short
+            .body
+            .contains("aria-invalid=\"true\" aria-describedby=\"password-error\"")
+    );
+
+    let changed = post(
+        &app,
+        "/dashboard/account/password",
+        Some(&laptop),
+        &[
+            ("csrf", &laptop.csrf),
+            ("current", PASSWORD),
+            ("password", "a new long password"),
+        ],
+    )
+    .await;
+    assert_eq!(changed.status, 303, "{}", changed.body);
+    assert_eq!(
+        changed.location.as_deref(),
+        Some("/dashboard/account?changed=1")
+    );
+    assert_eq!(
+        get(&app, "/dashboard", Some(&laptop)).await.status,
+        200,
+        "this session stays"
+    );
+    assert_eq!(
+        get(&app, "/dashboard", Some(&phone)).await.status,
+        303,
+        "the others end"
+    );
+    let old = post(
+        &app,
+        "/login",
+        None,
+        &[("email", "acct@example.com"), ("password", PASSWORD)],
+    )
+    .await;
+    assert_eq!(old.status, 401, "the old password no longer signs in");
+    sign_in(&app, "acct@example.com", "a new long password").await;
+
+    // The data download: the account, its key (no secret), the ledger, the activity.
+    let export = get(&app, "/dashboard/account/export.json", Some(&laptop)).await;
+    assert_eq!(export.status, 200);
+    assert!(
+        export.headers[header::CONTENT_DISPOSITION]
+            .to_str()
+            .unwrap()
+            .starts_with("attachment;")
+    );
+    let data: serde_json::Value = serde_json::from_str(&export.body).unwrap();
+    assert_eq!(data["account"]["email"], "acct@example.com");
+    assert_eq!(data["account"]["balance"], 2);
+    assert_eq!(data["keys"].as_array().unwrap().len(), 1);
+    assert_eq!(data["keys"][0]["name"], "laptop");
+    assert!(!export.body.contains("fdx_live_") || export.body.contains("\"prefix\": \"fdx_live_"));
+    assert_eq!(data["ledger"][0]["operation"], "signup_credits");
+    let kinds: Vec<&str> = data["activity"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        kinds.contains(&"password_changed") && kinds.contains(&"session_ended"),
+        "{kinds:?}"
+    );
+
+    // Signing out here from the list ends this session.
+    let own = forumdex_accounts::TokenHash::of(laptop.cookie.split_once('=').unwrap().1);
+    let out = post(
+        &app,
+        "/dashboard/account/sessions/end",
+        Some(&laptop),
+        &[("csrf", &laptop.csrf), ("session", &hex::encode(own.0))],
+    )
+    .await;
+    assert_eq!(out.location.as_deref(), Some("/login?ended=1"));
+    assert_eq!(get(&app, "/dashboard", Some(&laptop)).await.status, 303);
 }

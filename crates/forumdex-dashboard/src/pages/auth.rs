@@ -493,7 +493,7 @@ pub async fn login(
 }
 
 /// A redirect to `to` that sets the session cookie to `cookie` (a new session, or none).
-fn redirect_setting(to: &str, cookie: axum::http::HeaderValue) -> Response {
+pub(crate) fn redirect_setting(to: &str, cookie: axum::http::HeaderValue) -> Response {
     let mut response = Redirect::to(to).into_response();
     response.headers_mut().insert(header::SET_COOKIE, cookie);
     response

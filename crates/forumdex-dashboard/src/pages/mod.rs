@@ -1,6 +1,7 @@
 //! The dashboard's pages, one module per page or flow. Handlers parse the form, call the
 //! store (on the blocking pool), and render with [`crate::layout::page`].
 
+pub mod account;
 pub mod activity;
 pub mod auth;
 pub mod billing;

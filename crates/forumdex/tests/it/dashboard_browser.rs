@@ -603,6 +603,16 @@ async fn spend_the_free_credits(browser: &mut Browser, base: &str, key: &str) ->
         browser.client.refresh().await?;
     }
     browser.screenshot("requests").await?;
+    browser.click("header a.who").await?;
+    browser
+        .wait_until_at("/dashboard/account", |at| at == "/dashboard/account")
+        .await?;
+    let sessions = browser.rows("#sessions").await?;
+    ensure!(
+        sessions.len() == 1,
+        "one session on the account page: {sessions:?}"
+    );
+    browser.screenshot("account").await?;
     browser
         .click("header a[href='/dashboard/activity']")
         .await?;
