@@ -126,7 +126,7 @@ fn sessions_section(csrf: &str, sessions: &[ListedSession], current: &TokenHash)
     html! {
         h2 { "Sessions" }
         p { "Where you are signed in. End any you do not recognise, then change your password." }
-        div.table-wrap { table #sessions.stack {
+        div.table-wrap tabindex="0" { table #sessions.stack {
             thead { tr { th { "Signed in" } th { "Last used" } th { "Ends" } th { "Sign out" } } }
             tbody { @for listed in sessions {
                 @let this = &listed.token == current;

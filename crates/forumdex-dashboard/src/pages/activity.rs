@@ -26,7 +26,7 @@ pub async fn page(
     let content = html! {
         h1 { "Activity" }
         p { "Sign-ins, key changes and top-ups on your account (the latest " (LINES) ")." }
-        div.table-wrap { table #activity {
+        div.table-wrap tabindex="0" { table #activity {
             thead { tr { th { "When" } th { "What" } th { "Details" } } }
             tbody { @for line in &lines {
                 tr { td { (when(line.at)) } td { (line.kind.replace('_', " ")) } td { (line.detail) } }

@@ -107,7 +107,7 @@ fn ledger_section(
         @if lines.is_empty() {
             p.empty { "Nothing changed your balance this month." }
         } @else {
-            div.table-wrap { table #ledger.stack {
+            div.table-wrap tabindex="0" { table #ledger.stack {
                 thead { tr { th { "When" } th { "What" } th.num { "Requests" } th.num { "Credits" } th.num { "Balance" } } }
                 tbody { @for line in lines {
                     @match line {
@@ -303,7 +303,7 @@ pub async fn page(
         }
         h2 { "Top-ups" }
         @if topups.is_empty() { p.empty { "No top-ups yet." } } @else {
-            div.table-wrap { table #topups.stack {
+            div.table-wrap tabindex="0" { table #topups.stack {
                 thead { tr { th { "Ordered" } th.num { "Credits" } th { "Price" } th { "Status" } th { "Refunded" } } }
                 tbody { @for topup in &topups {
                     tr data-topup-id=(topup.id) {

@@ -202,7 +202,7 @@ fn operation_block(doc: &Value, operation: &Operation<'_>, base_url: &str) -> Ma
 
 fn parameters_table(doc: &Value, parameters: &[&Map<String, Value>]) -> Markup {
     html! {
-        div.table-wrap {
+        div.table-wrap tabindex="0" {
             table.params.stack {
                 thead { tr { th { "Name" } th { "In" } th { "Required" } th { "Type" } th { "Description" } } }
                 tbody {
@@ -229,7 +229,7 @@ fn parameters_table(doc: &Value, parameters: &[&Map<String, Value>]) -> Markup {
 
 fn responses_table(doc: &Value, responses: &Map<String, Value>) -> Markup {
     html! {
-        div.table-wrap {
+        div.table-wrap tabindex="0" {
             table.responses.stack {
                 thead { tr { th { "Status" } th { "Description" } th { "Returns" } } }
                 tbody {
@@ -283,7 +283,7 @@ fn schema_block(doc: &Value, name: &str, schema: &Value) -> Markup {
             @if rows.is_empty() {
                 p { "Type: " (type_markup(schema, 0)) (constraints(schema)) }
             } @else {
-                div.table-wrap {
+                div.table-wrap tabindex="0" {
                     table.fields.stack {
                         thead { tr { th { "Field" } th { "Type" } th { "Required" } th { "Description" } } }
                         tbody {

@@ -245,7 +245,7 @@ async fn render_list(
         @if keys.is_empty() {
             p.empty { "No keys yet: create one below." }
         } @else {
-            div.table-wrap {
+            div.table-wrap tabindex="0" {
                 table #keys {
                     thead { tr {
                         th { "Name" } th { "Key" } th { "Status" } th { "Created" } th { "Expires" }

@@ -100,7 +100,7 @@ pub async fn page(
         @if shown.is_empty() {
             p.empty { "No requests match." }
         } @else {
-            div.table-wrap { table #requests.stack {
+            div.table-wrap tabindex="0" { table #requests.stack {
                 thead { tr { th { "When" } th { "Request" } th { "Status" } th.num { "Credits" } th.num { "Time (ms)" } th { "Key" } th { "From" } th { "Request id" } } }
                 tbody { @for request in shown { (row(request, &keys)) } }
             } }

@@ -107,21 +107,21 @@ pub async fn page(
         (calls_chart(&days_by_status(&rows, now)))
         p { a #csv.button href="/dashboard/usage.csv" download { "Download CSV" } }
         h2 { "By endpoint" }
-        div.table-wrap { table #by-endpoint {
+        div.table-wrap tabindex="0" { table #by-endpoint {
             thead { tr { th { "Endpoint" } th { "Status" } th.num { "Calls" } } }
             tbody { @for ((endpoint, status), count) in &by_endpoint {
                 tr { td { code { (endpoint) } } td { (status) } td.num { (count) } }
             } }
         } }
         h2 { "By key" }
-        div.table-wrap { table #by-key {
+        div.table-wrap tabindex="0" { table #by-key {
             thead { tr { th { "Key" } th.num { "Calls" } } }
             tbody { @for (key, count) in &by_key {
                 tr { td { a href=(format!("/dashboard/keys/{key}")) { (key_label(key)) } } td.num { (count) } }
             } }
         } }
         h2 { "By day" }
-        div.table-wrap { table #by-day {
+        div.table-wrap tabindex="0" { table #by-day {
             thead { tr { th { "Day" } th { "Key" } th { "Endpoint" } th { "Status" } th.num { "Calls" } } }
             tbody { @for row in rows.iter().rev() {
                 tr { td { (row.day.to_string()) } td { (key_label(row.key_id.as_str())) } td { code { (row.endpoint) } } td { (row.status) } td.num { (row.count) } }

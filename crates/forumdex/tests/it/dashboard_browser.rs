@@ -4,8 +4,10 @@
 //! pages, as the developer's own program would.
 //!
 //! Without a browser the test says why and passes, unless `CI` is set: there it fails (CI
-//! installs `chromium` and `chromium-driver`). With `FORUMDEX_SCREENSHOTS=DIR` it also saves
-//! each page it visits as `DIR/<nn>-<page>-<width>.png`, at a desktop and a phone size.
+//! installs `chromium` and `chromium-driver`). Every page it visits is checked with axe-core
+//! (vendored, `tests/fixtures/axe/`) at a desktop and a phone size, failing on any violation,
+//! and saved as `target/screenshots/<nn>-<page>-<width>.png` (or under
+//! `FORUMDEX_SCREENSHOTS=DIR`).
 
 use std::net::TcpListener;
 use std::os::unix::process::CommandExt;
@@ -227,9 +229,10 @@ fn seed_lines() -> String {
     .collect()
 }
 
-/// Where screenshots go (`FORUMDEX_SCREENSHOTS`), if anywhere, and how many pages so far.
+/// Where screenshots go (`FORUMDEX_SCREENSHOTS`, else `target/screenshots`) and how many
+/// pages so far.
 struct Screenshots {
-    dir: Option<PathBuf>,
+    dir: PathBuf,
     pages: u32,
 }
 
@@ -237,14 +240,21 @@ impl Screenshots {
     fn from_env() -> Result<Self> {
         let dir = std::env::var_os("FORUMDEX_SCREENSHOTS")
             .filter(|dir| !dir.is_empty())
-            .map(PathBuf::from);
-        if let Some(dir) = &dir {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("create the screenshot folder {}", dir.display()))?;
-        }
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                std::env::var_os("CARGO_TARGET_DIR")
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"))
+                    .join("screenshots")
+            });
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("create the screenshot folder {}", dir.display()))?;
         Ok(Self { dir, pages: 0 })
     }
 }
+
+/// axe-core, run on every page the story visits (`tests/fixtures/axe/README.md`).
+const AXE: &str = include_str!("../fixtures/axe/axe.min.js");
 
 /// The browser on the server: navigation, forms and checks by CSS selector.
 struct Browser {
@@ -364,21 +374,58 @@ impl Browser {
         Ok(rows)
     }
 
-    /// With `FORUMDEX_SCREENSHOTS`: the page at both sizes, then back to the desktop size.
+    /// Checks the page at both sizes with axe-core (any violation fails) and saves its
+    /// screenshots, then goes back to the desktop size.
     async fn screenshot(&mut self, page: &str) -> Result<()> {
-        let Some(dir) = &self.shots.dir else {
-            return Ok(());
-        };
         self.shots.pages += 1;
-        let dir = dir.clone();
+        let dir = self.shots.dir.clone();
         for (width, height) in [DESKTOP, PHONE] {
             self.set_viewport(width, height).await?;
+            let violations = self.accessibility_violations().await?;
+            ensure!(
+                violations.is_empty(),
+                "axe-core on {page} at {width} px:\n{}",
+                violations.join("\n")
+            );
             let png = self.client.screenshot().await.context("screenshot")?;
             let file = dir.join(format!("{:02}-{page}-{width}.png", self.shots.pages));
             std::fs::write(&file, png).with_context(|| format!("write {}", file.display()))?;
         }
         let (width, height) = DESKTOP;
         self.set_viewport(width, height).await
+    }
+
+    /// What axe-core finds wrong on the page (every rule it runs by default): one line per
+    /// rule, with the elements at fault.
+    async fn accessibility_violations(&self) -> Result<Vec<String>> {
+        let loaded = self
+            .client
+            .execute("return typeof window.axe === 'object';", vec![])
+            .await?;
+        if loaded != Value::Bool(true) {
+            self.client
+                .execute(&format!("{AXE}\nreturn true;"), vec![])
+                .await
+                .context("load axe-core")?;
+        }
+        let found = self
+            .client
+            .execute_async(
+                "const done = arguments[arguments.length - 1];
+                 axe.run(document).then(
+                     (result) => done(result.violations.map((v) => v.id + ' (' + v.impact + '): '
+                         + v.help + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', '))),
+                     (err) => done(['axe-core failed: ' + err]));",
+                vec![],
+            )
+            .await
+            .context("run axe-core")?;
+        Ok(found
+            .as_array()
+            .context("axe-core's violations")?
+            .iter()
+            .map(|line| line.as_str().unwrap_or_default().to_owned())
+            .collect())
     }
 
     /// Sizes the window so that the page's viewport is `width` x `height` (the window's
