@@ -22,6 +22,8 @@ pub const TOPUP_OPERATION: &str = "topup";
 pub const REFUND_OPERATION: &str = "refund";
 /// The ledger operation of the credits a new developer receives when their email is verified.
 pub const SIGNUP_OPERATION: &str = "signup_credits";
+/// The ledger operation of the balance forfeited when an account is closed.
+pub const CLOSE_OPERATION: &str = "account_closed";
 
 /// The SHA-256 of a random token (session cookie, email link); the only form stored.
 #[derive(Clone, Copy)]
@@ -559,6 +561,13 @@ pub trait DeveloperStore: AccountStore {
 
     /// Closes every session of the account; returns how many were open.
     fn close_sessions(&self, account: AccountId) -> Result<u64, DeveloperError>;
+
+    /// Closes the account for good (its owner deleted it): every key revoked, every session
+    /// and emailed token ended, the login removed (the address may sign up again), the
+    /// address forgotten, the request log emptied, and the balance forfeited with a ledger
+    /// row (the ledger and top-ups stay, as the account of money). Returns the credits
+    /// forfeited.
+    fn close_account(&self, account: AccountId, now: DateTime<Utc>) -> Result<u64, DeveloperError>;
 
     /// The account's sessions still open at `now` (not past their absolute expiry, nor idle
     /// for `idle`), the most recently used first.

@@ -6,7 +6,9 @@
 use std::sync::Arc;
 
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
-use forumdex_accounts::developer::{REFUND_OPERATION, SIGNUP_OPERATION, TOPUP_OPERATION};
+use forumdex_accounts::developer::{
+    CLOSE_OPERATION, REFUND_OPERATION, SIGNUP_OPERATION, TOPUP_OPERATION,
+};
 use forumdex_accounts::{
     AccountError, AccountId, CheckoutFacts, DeveloperError, DeveloperStore, Email, KeyCreation,
     KeyId, KeyInfo, LedgerEntry, LedgerLine, LoggedRequest, NewKey, NewTopup, PaymentEvent,
@@ -33,6 +35,7 @@ macro_rules! developer_store_conformance {
             sessions_end_at_their_absolute_expiry,
             sessions_close_per_account,
             sessions_are_listed_and_ended_one_by_one,
+            a_closed_account_keeps_its_ledger_and_nothing_else,
             activity_is_newest_first_per_account,
             usage_sums_into_one_row,
             usage_of_unknown_keys_is_skipped,
@@ -637,6 +640,78 @@ pub fn sessions_are_listed_and_ended_one_by_one<S: DeveloperStore>(fresh: &Fresh
         1
     );
     assert!(store.sessions(missing_account(), t0(), idle).is_err());
+}
+
+/// Closing an account revokes its keys, ends its sessions and tokens, removes its login (the
+/// address may sign up again) and request log, and forfeits the balance with a ledger row;
+/// the ledger stays.
+pub fn a_closed_account_keeps_its_ledger_and_nothing_else<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    store.add_credits(id, 10, t0()).expect("add");
+    let key = new_key(store, id).key_id;
+    let session = TokenHash::of("session");
+    store
+        .open_session(&session, id, t0(), mins(600))
+        .expect("open");
+    store
+        .issue_token(
+            TokenPurpose::ResetPassword,
+            &TokenHash::of("reset"),
+            id,
+            t0(),
+            mins(60),
+        )
+        .expect("token");
+    store
+        .record_requests(&[logged(&key, 200, mins(1))])
+        .expect("log");
+
+    assert_eq!(store.close_account(id, mins(5)).expect("close"), 10);
+    assert_eq!(balance(store, id), 0);
+    let last = ledger(store, id).pop().expect("a ledger row");
+    assert_eq!(
+        (last.operation.as_str(), last.amount, last.balance_after),
+        (CLOSE_OPERATION, -10, 0)
+    );
+    assert_eq!(ledger(store, id).len(), 2, "the earlier rows stay");
+    assert!(store.key(&key).expect("key").revoked_at.is_some());
+    assert_eq!(
+        store
+            .touch_session(&session, mins(6), Duration::hours(1))
+            .expect("t"),
+        None
+    );
+    assert_eq!(
+        store
+            .consume_token(
+                TokenPurpose::ResetPassword,
+                &TokenHash::of("reset"),
+                mins(6)
+            )
+            .expect("token"),
+        None
+    );
+    assert!(store.login(id).expect("login").is_none());
+    assert!(
+        store
+            .login_by_email(&email("dev@example.com"))
+            .expect("login")
+            .is_none()
+    );
+    assert!(
+        store
+            .requests(id, &RequestFilter::default(), 10)
+            .expect("log")
+            .is_empty()
+    );
+    assert_ne!(
+        store.account(id).expect("account").email.as_str(),
+        "dev@example.com"
+    );
+    let again = developer(store, "dev@example.com");
+    assert_ne!(again, id, "the address signs up anew");
+    assert_eq!(store.close_account(id, mins(7)).expect("again"), 0);
 }
 
 /// The activity log lists an account's newest lines first, at most `limit` of them.

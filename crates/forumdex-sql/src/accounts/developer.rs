@@ -5,7 +5,7 @@
 //! writes it asks for.
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
-use forumdex_accounts::developer::SIGNUP_OPERATION;
+use forumdex_accounts::developer::{CLOSE_OPERATION, SIGNUP_OPERATION};
 use forumdex_accounts::payments::{
     BalanceChange, KeyedCredit, PaymentFacts, Write, operator_credit_key, plan_event,
     plan_keyed_credit, signup_credit_key,
@@ -516,6 +516,50 @@ pub fn close_sessions<S: Sql>(db: &mut S, account: AccountId) -> Step<S, u64> {
         "DELETE FROM sessions WHERE account_id = $1",
         params![account.get()],
     )?)
+}
+
+/// Closes the account for good; the credits forfeited.
+pub fn close_account<S: Sql>(db: &mut S, account: AccountId, now: DateTime<Utc>) -> Step<S, u64> {
+    let forfeited = super::balance(db, account)?;
+    if forfeited > 0 {
+        db.execute(
+            "UPDATE accounts SET credits = 0 WHERE id = $1",
+            params![account.get()],
+        )?;
+        insert_ledger(
+            db,
+            NewLedgerRow {
+                account,
+                key: None,
+                request_id: None,
+                operation: CLOSE_OPERATION,
+                amount: -to_i64(forfeited)?,
+                balance_after: 0,
+                now,
+            },
+        )?;
+    }
+    db.execute(
+        "UPDATE api_keys SET revoked_at = $2 WHERE account_id = $1 AND revoked_at IS NULL",
+        params![account.get(), millis(now)],
+    )?;
+    for table in [
+        "sessions",
+        "login_tokens",
+        "logins",
+        "request_log",
+        "key_submissions",
+    ] {
+        db.execute(
+            &format!("DELETE FROM {table} WHERE account_id = $1"),
+            params![account.get()],
+        )?;
+    }
+    db.execute(
+        "UPDATE accounts SET email = $2 WHERE id = $1",
+        params![account.get(), &format!("closed-{}@invalid", account.get())],
+    )?;
+    Ok(forfeited)
 }
 
 /// The account's sessions open at `now` given `idle`, the most recently used first.

@@ -372,6 +372,15 @@ macro_rules! impl_developer_store {
                 self.write(|db| $crate::accounts::developer::close_sessions(db, account))
             }
 
+            fn close_account(
+                &self,
+                account: $crate::reexport::forumdex_accounts::AccountId,
+                now: $crate::reexport::Instant,
+            ) -> ::std::result::Result<u64, $crate::reexport::forumdex_accounts::DeveloperError>
+            {
+                self.write(|db| $crate::accounts::developer::close_account(db, account, now))
+            }
+
             fn sessions(
                 &self,
                 account: $crate::reexport::forumdex_accounts::AccountId,
