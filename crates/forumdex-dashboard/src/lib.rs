@@ -161,6 +161,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(dashboard: Arc<Dashboard>) -> Ro
         .route("/dashboard/usage.csv", get(usage::csv))
         .route("/dashboard/requests", get(requests::page))
         .route("/dashboard/account", get(account::page))
+        .route("/dashboard/account/delete", post(account::delete))
         .route(
             "/dashboard/account/password",
             post(account::change_password),

@@ -1711,6 +1711,98 @@ async fn the_account_page_changes_the_password_ends_sessions_and_exports_the_dat
         &[("csrf", &laptop.csrf), ("session", &hex::encode(own.0))],
     )
     .await;
-    assert_eq!(out.location.as_deref(), Some("/login?ended=1"));
+    assert_eq!(out.location.as_deref(), Some("/login?signed_out=1"));
     assert_eq!(get(&app, "/dashboard", Some(&laptop)).await.status, 303);
+}
+
+#[tokio::test]
+async fn deleting_the_account_needs_the_password_and_the_box_and_stops_its_keys() {
+    let app = app().await;
+    let browser = developer(&app, "leaving@example.com").await;
+    let account = account_of(&app, "leaving@example.com");
+    let (_, secret) = create_key(&app, &browser, "").await;
+    assert_eq!(app.get(POST, Some(&secret)).await.status(), 200);
+    let page = get(&app, "/dashboard/account", Some(&browser)).await;
+    assert!(
+        page.body.contains("forfeit 1 credits"),
+        "the balance at stake: {}",
+        page.body
+    );
+
+    let unticked = post(
+        &app,
+        "/dashboard/account/delete",
+        Some(&browser),
+        &[("csrf", &browser.csrf), ("password", PASSWORD)],
+    )
+    .await;
+    assert_eq!(unticked.status, 400);
+    assert!(
+        unticked.body.contains("id=\"delete-error\">Tick the box"),
+        "{}",
+        unticked.body
+    );
+    let wrong = post(
+        &app,
+        "/dashboard/account/delete",
+        Some(&browser),
+        &[
+            ("csrf", &browser.csrf),
+            ("password", "not my password"),
+            ("confirm", "yes"),
+        ],
+    )
+    .await;
+    assert_eq!(wrong.status, 400);
+    assert!(wrong.body.contains("nothing was deleted"), "{}", wrong.body);
+    assert_eq!(
+        app.get(POST, Some(&secret)).await.status(),
+        200,
+        "the key still works"
+    );
+    app.store(|accounts| accounts.add_credits(account, 5, chrono::Utc::now()))
+        .unwrap();
+
+    let deleted = post(
+        &app,
+        "/dashboard/account/delete",
+        Some(&browser),
+        &[
+            ("csrf", &browser.csrf),
+            ("password", PASSWORD),
+            ("confirm", "yes"),
+        ],
+    )
+    .await;
+    assert_eq!(deleted.status, 303, "{}", deleted.body);
+    assert_eq!(deleted.location.as_deref(), Some("/login?closed=1"));
+    assert_eq!(
+        app.get(POST, Some(&secret)).await.status(),
+        401,
+        "its keys stop at once"
+    );
+    assert_eq!(
+        get(&app, "/dashboard", Some(&browser)).await.status,
+        303,
+        "signed out"
+    );
+    let farewell = get(&app, "/login?closed=1", None).await;
+    assert!(farewell.body.contains("Your account was deleted"));
+    let signin = post(
+        &app,
+        "/login",
+        None,
+        &[("email", "leaving@example.com"), ("password", PASSWORD)],
+    )
+    .await;
+    assert_eq!(signin.status, 401, "the login is gone");
+    let ledger = app.store(|accounts| accounts.ledger(account)).unwrap();
+    let last = ledger.last().unwrap();
+    assert_eq!(
+        (last.operation.as_str(), last.amount),
+        ("account_closed", -5)
+    );
+    // The address may sign up again, as a new account.
+    developer(&app, "leaving@example.com").await;
+    assert_ne!(account_of(&app, "leaving@example.com"), account);
 }

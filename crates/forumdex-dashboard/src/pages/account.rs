@@ -41,6 +41,16 @@ pub struct PasswordForm {
     password: String,
 }
 
+/// The delete form: the password and the box that confirms it.
+#[derive(Debug, Deserialize)]
+pub struct DeleteForm {
+    csrf: String,
+    #[serde(default)]
+    password: String,
+    #[serde(default)]
+    confirm: Option<String>,
+}
+
 /// The form that ends a session: the hex of its token's hash.
 #[derive(Debug, Deserialize)]
 pub struct EndSessionForm {
@@ -64,7 +74,14 @@ pub async fn page(
             .ended
             .map(|_| Flash::Success("The session was signed out.".to_owned()))
     };
-    render(&dashboard, &signed_in, StatusCode::OK, flash, None).await
+    render(
+        &dashboard,
+        &signed_in,
+        StatusCode::OK,
+        flash,
+        Errors::default(),
+    )
+    .await
 }
 
 async fn render(
@@ -72,12 +89,18 @@ async fn render(
     signed_in: &SignedIn,
     status: StatusCode,
     flash: Option<Flash>,
-    password_error: Option<&str>,
+    errors: Errors<'_>,
 ) -> Result<Response, PageError> {
+    let Errors {
+        password: password_error,
+        delete: delete_error,
+    } = errors;
     let store = Arc::clone(&dashboard.store);
     let account = signed_in.account_id;
     let (now, idle) = (dashboard.clock.now(), dashboard.config.session_idle);
-    let sessions = blocking(move || Ok(store.sessions(account, now, idle)?)).await?;
+    let (sessions, balance) =
+        blocking(move || Ok((store.sessions(account, now, idle)?, store.balance(account)?)))
+            .await?;
     let content = html! {
         h1 { "Account" }
         dl {
@@ -89,6 +112,7 @@ async fn render(
         p { "Everything this service keeps about your account: the address, balance, keys "
             "(never their secrets), ledger, top-ups, activity, usage and open sessions." }
         p.actions { a #export.button href="/dashboard/account/export.json" download { "Download as JSON" } }
+        (delete_section(&signed_in.csrf, balance, delete_error))
     };
     Ok(respond(
         status,
@@ -97,6 +121,58 @@ async fn render(
         flash.as_ref(),
         content,
     ))
+}
+
+/// What a refused form says, beside its fields.
+#[derive(Debug, Default, Clone, Copy)]
+struct Errors<'a> {
+    /// The password change's.
+    password: Option<&'a str>,
+    /// The deletion's.
+    delete: Option<&'a str>,
+}
+
+impl<'a> Errors<'a> {
+    fn password(why: &'a str) -> Self {
+        Self {
+            password: Some(why),
+            ..Self::default()
+        }
+    }
+
+    fn delete(why: &'a str) -> Self {
+        Self {
+            delete: Some(why),
+            ..Self::default()
+        }
+    }
+}
+
+fn delete_section(csrf: &str, balance: u64, error: Option<&str>) -> Markup {
+    let (invalid, described) = (error.map(|_| "true"), error.map(|_| "delete-error"));
+    html! {
+        section.card {
+            h2 { "Delete account" }
+            p { "Your keys stop working at once, you are signed out everywhere and your address "
+                "is forgotten (it may sign up again). Your " strong { (balance) " credits" }
+                " are forfeited, not refunded. The ledger and top-ups are kept as the account of "
+                "money. Download your data first if you want it." }
+            form #delete-form.stack method="post" action="/dashboard/account/delete" {
+                input type="hidden" name="csrf" value=(csrf);
+                label for="delete-password" { "Your password" }
+                input #delete-password type="password" name="password" required autocomplete="current-password"
+                    aria-invalid=[invalid] aria-describedby=[described];
+                label for="delete-confirm" {
+                    input #delete-confirm type="checkbox" name="confirm" value="yes" required;
+                    " Yes, delete my account and forfeit " (balance) " credits"
+                }
+                @if let Some(error) = error {
+                    p.field-error #delete-error { (error) }
+                }
+                button.danger type="submit" { "Delete account" }
+            }
+        }
+    }
 }
 
 fn password_section(csrf: &str, error: Option<&str>) -> Markup {
@@ -162,7 +238,7 @@ pub async fn change_password(
             &signed_in,
             StatusCode::BAD_REQUEST,
             None,
-            Some(&why),
+            Errors::password(&why),
         )
         .await;
     }
@@ -181,7 +257,7 @@ pub async fn change_password(
             &signed_in,
             StatusCode::TOO_MANY_REQUESTS,
             None,
-            Some(&why),
+            Errors::password(&why),
         )
         .await;
     }
@@ -213,7 +289,7 @@ pub async fn change_password(
             &signed_in,
             StatusCode::BAD_REQUEST,
             None,
-            Some("The current password is not right; nothing was changed."),
+            Errors::password("The current password is not right; nothing was changed."),
         )
         .await;
     }
@@ -248,7 +324,7 @@ pub async fn end_session(
     .await?;
     if this {
         return Ok(redirect_setting(
-            "/login?ended=1",
+            "/login?signed_out=1",
             session::clear_cookie(&dashboard),
         ));
     }
@@ -383,4 +459,76 @@ fn account_data(
         "usage": usage,
         "sessions": sessions,
     }))
+}
+
+/// `POST /dashboard/account/delete`: only with the password and the box ticked.
+pub async fn delete(
+    State(dashboard): State<Arc<Dashboard>>,
+    signed_in: SignedIn,
+    addr: Option<Extension<ClientAddr>>,
+    PageForm(form): PageForm<DeleteForm>,
+) -> Result<Response, PageError> {
+    signed_in.check_csrf(&form.csrf)?;
+    let refuse = |why: &'static str| Errors::delete(why);
+    if form.confirm.as_deref() != Some("yes") {
+        let errors = refuse("Tick the box to confirm: nothing was deleted.");
+        return render(
+            &dashboard,
+            &signed_in,
+            StatusCode::BAD_REQUEST,
+            None,
+            errors,
+        )
+        .await;
+    }
+    let now = dashboard.clock.now();
+    let bucket = Bucket::Account {
+        email: signed_in.email.to_lowercase(),
+        source: client_key(addr),
+    };
+    if let Err(wait) = dashboard.throttle.check(&bucket, now) {
+        let why = format!(
+            "Too many wrong passwords from your network address. Try again in {}.",
+            describe_wait(wait)
+        );
+        let errors = Errors::delete(&why);
+        return render(
+            &dashboard,
+            &signed_in,
+            StatusCode::TOO_MANY_REQUESTS,
+            None,
+            errors,
+        )
+        .await;
+    }
+    dashboard.throttle.record(bucket.clone(), now);
+    let _hashing = dashboard.hashing().await?;
+    let store = Arc::clone(&dashboard.store);
+    let account = signed_in.account_id;
+    let secret = form.password;
+    let closed = blocking(move || {
+        let login = store.login(account)?.ok_or(PageError::NotFound)?;
+        if !password::verify(&secret, &login.password_hash) {
+            return Ok(false);
+        }
+        store.close_account(account, now)?;
+        Ok(true)
+    })
+    .await?;
+    if !closed {
+        let errors = refuse("The password is not right; nothing was deleted.");
+        return render(
+            &dashboard,
+            &signed_in,
+            StatusCode::BAD_REQUEST,
+            None,
+            errors,
+        )
+        .await;
+    }
+    dashboard.throttle.clear(&bucket);
+    Ok(redirect_setting(
+        "/login?closed=1",
+        session::clear_cookie(&dashboard),
+    ))
 }

@@ -77,6 +77,12 @@ pub struct LoginQuery {
     /// `?ended=N` after "sign out everywhere": how many sessions it ended.
     #[serde(default)]
     ended: Option<u64>,
+    /// `?signed_out=1` after this session was ended from the account page.
+    #[serde(default)]
+    signed_out: Option<String>,
+    /// `?closed=1` after the account was deleted.
+    #[serde(default)]
+    closed: Option<String>,
 }
 
 fn signup_content(email: &str) -> Markup {
@@ -360,6 +366,12 @@ pub async fn login_form(Query(query): Query<LoginQuery>) -> Response {
             "Your password was changed and every session signed out. Sign in with the new one."
                 .to_owned(),
         ))
+    } else if query.closed.is_some() {
+        Some(Flash::Success(
+            "Your account was deleted: its keys no longer work and you were signed out.".to_owned(),
+        ))
+    } else if query.signed_out.is_some() {
+        Some(Flash::Success("You were signed out.".to_owned()))
     } else if query.verified.is_some() {
         Some(Flash::Success(
             "Your address is confirmed. Sign in to create your first API key.".to_owned(),
