@@ -150,6 +150,8 @@ pub enum TokenPurpose {
     VerifyEmail,
     /// Lets the owner of the address choose a new password.
     ResetPassword,
+    /// Confirms the new address of a sign-in address change.
+    ChangeEmail,
 }
 
 impl TokenPurpose {
@@ -158,6 +160,7 @@ impl TokenPurpose {
         match self {
             Self::VerifyEmail => "verify_email",
             Self::ResetPassword => "reset_password",
+            Self::ChangeEmail => "change_email",
         }
     }
 }
@@ -173,6 +176,17 @@ pub struct Session {
     pub last_seen_at: DateTime<Utc>,
     /// The absolute expiry (the idle expiry is `last_seen_at + idle`).
     pub expires_at: DateTime<Utc>,
+}
+
+/// A sign-in address change, once confirmed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmailChange {
+    /// Whose address changed.
+    pub account: AccountId,
+    /// The address before.
+    pub old: Email,
+    /// The address now.
+    pub new: Email,
 }
 
 /// An open session as the account page lists it: the hash of its token (which names it in
@@ -568,6 +582,28 @@ pub trait DeveloperStore: AccountStore {
     /// row (the ledger and top-ups stay, as the account of money). Returns the credits
     /// forfeited.
     fn close_account(&self, account: AccountId, now: DateTime<Utc>) -> Result<u64, DeveloperError>;
+
+    /// Asks to change the account's sign-in address to `new`: kept pending (replacing an
+    /// earlier request) with a single-use [`TokenPurpose::ChangeEmail`] token valid until
+    /// `expires_at`, mailed to the new address. Refused with
+    /// [`DeveloperError::EmailTaken`] when another login has that address.
+    fn request_email_change(
+        &self,
+        account: AccountId,
+        new: &Email,
+        token: &TokenHash,
+        now: DateTime<Utc>,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), DeveloperError>;
+
+    /// Uses a change's token up and makes the pending address the account's: what changed,
+    /// or `None` for an unknown, used or expired token. Refused with
+    /// [`DeveloperError::EmailTaken`] when another login took the address meanwhile.
+    fn confirm_email_change(
+        &self,
+        token: &TokenHash,
+        now: DateTime<Utc>,
+    ) -> Result<Option<EmailChange>, DeveloperError>;
 
     /// The account's sessions still open at `now` (not past their absolute expiry, nor idle
     /// for `idle`), the most recently used first.

@@ -29,7 +29,7 @@ pub mod wire;
 
 pub use allowlist::{AllowEntry, AllowEntryError, Allowlist};
 pub use developer::{
-    Activity, CheckoutFacts, DeveloperError, DeveloperStore, KeyCreation, LedgerLine,
+    Activity, CheckoutFacts, DeveloperError, DeveloperStore, EmailChange, KeyCreation, LedgerLine,
     ListedSession, LoggedRequest, Login, NewTopup, PaymentEvent, PaymentEventKind, PaymentOutcome,
     RequestFilter, Session, TokenHash, TokenPurpose, Topup, TopupStatus, UsageCount,
 };

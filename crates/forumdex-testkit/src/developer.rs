@@ -36,6 +36,7 @@ macro_rules! developer_store_conformance {
             sessions_close_per_account,
             sessions_are_listed_and_ended_one_by_one,
             a_closed_account_keeps_its_ledger_and_nothing_else,
+            an_address_change_takes_effect_once_confirmed,
             activity_is_newest_first_per_account,
             usage_sums_into_one_row,
             usage_of_unknown_keys_is_skipped,
@@ -712,6 +713,92 @@ pub fn a_closed_account_keeps_its_ledger_and_nothing_else<S: DeveloperStore>(fre
     let again = developer(store, "dev@example.com");
     assert_ne!(again, id, "the address signs up anew");
     assert_eq!(store.close_account(id, mins(7)).expect("again"), 0);
+}
+
+/// A sign-in address change waits for its token: the old address signs in until then; a
+/// used, expired or unknown token changes nothing; an address another login has (or takes
+/// meanwhile) is refused.
+pub fn an_address_change_takes_effect_once_confirmed<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    developer(store, "other@example.com");
+    let token = TokenHash::of("change");
+    assert!(matches!(
+        store.request_email_change(id, &email("Other@example.com"), &token, t0(), mins(60)),
+        Err(DeveloperError::EmailTaken)
+    ));
+    store
+        .request_email_change(id, &email("new@example.com"), &token, t0(), mins(60))
+        .expect("request");
+    assert!(
+        store
+            .login_by_email(&email("new@example.com"))
+            .expect("login")
+            .is_none()
+    );
+    assert_eq!(
+        store
+            .confirm_email_change(&TokenHash::of("guess"), mins(1))
+            .expect("confirm"),
+        None
+    );
+    let change = store
+        .confirm_email_change(&token, mins(5))
+        .expect("confirm")
+        .expect("the change");
+    assert_eq!(
+        (change.account, change.old.as_str(), change.new.as_str()),
+        (id, "dev@example.com", "new@example.com")
+    );
+    assert_eq!(
+        store.confirm_email_change(&token, mins(6)).expect("again"),
+        None
+    );
+    let login = store
+        .login_by_email(&email("NEW@example.com"))
+        .expect("login")
+        .expect("moved");
+    assert_eq!(login.account_id, id);
+    assert!(
+        store
+            .login_by_email(&email("dev@example.com"))
+            .expect("login")
+            .is_none()
+    );
+    assert_eq!(
+        store.account(id).expect("account").email.as_str(),
+        "new@example.com"
+    );
+
+    let late = TokenHash::of("late");
+    store
+        .request_email_change(id, &email("late@example.com"), &late, mins(10), mins(20))
+        .expect("request");
+    assert_eq!(
+        store
+            .confirm_email_change(&late, mins(21))
+            .expect("expired"),
+        None
+    );
+
+    let race = TokenHash::of("race");
+    store
+        .request_email_change(id, &email("race@example.com"), &race, mins(30), mins(90))
+        .expect("request");
+    developer(store, "race@example.com");
+    assert!(matches!(
+        store.confirm_email_change(&race, mins(31)),
+        Err(DeveloperError::EmailTaken)
+    ));
+    assert_eq!(
+        store
+            .login(id)
+            .expect("login")
+            .expect("kept")
+            .email
+            .as_str(),
+        "new@example.com"
+    );
 }
 
 /// The activity log lists an account's newest lines first, at most `limit` of them.

@@ -14,9 +14,10 @@ use forumdex_accounts::rules::{CREDITS_ADD_OPERATION, MintedKey, validate_amount
 use forumdex_accounts::stored::{account_id, corrupt, key_id, millis, to_i64, to_u64};
 use forumdex_accounts::time::from_unix_millis;
 use forumdex_accounts::{
-    AccountError, AccountId, Activity, Allowlist, DeveloperError, Email, KeyId, KeyInfo,
-    LedgerLine, ListedSession, LoggedRequest, Login, NewTopup, PaymentEvent, PaymentOutcome,
-    RequestFilter, Session, TokenHash, TokenPurpose, Topup, TopupStatus, UsageCount,
+    AccountError, AccountId, Activity, Allowlist, DeveloperError, Email, EmailChange, KeyId,
+    KeyInfo, LedgerLine, ListedSession, LoggedRequest, Login, NewTopup, PaymentEvent,
+    PaymentOutcome, RequestFilter, Session, TokenHash, TokenPurpose, Topup, TopupStatus,
+    UsageCount,
 };
 
 use super::{
@@ -516,6 +517,87 @@ pub fn close_sessions<S: Sql>(db: &mut S, account: AccountId) -> Step<S, u64> {
         "DELETE FROM sessions WHERE account_id = $1",
         params![account.get()],
     )?)
+}
+
+/// Whether another account's login has `email`.
+fn taken_by_another<S: Sql>(db: &mut S, email: &Email, account: AccountId) -> Step<S, bool> {
+    let row = db.query_opt(
+        "SELECT 1 FROM logins WHERE email_key = $1 AND account_id <> $2",
+        params![&email_key(email), account.get()],
+    )?;
+    Ok(row.is_some())
+}
+
+/// Keeps `new` pending for the account with a change token (see
+/// `DeveloperStore::request_email_change`).
+pub fn request_email_change<S: Sql>(
+    db: &mut S,
+    account: AccountId,
+    new: &Email,
+    token: &TokenHash,
+    now: DateTime<Utc>,
+    expires_at: DateTime<Utc>,
+) -> Step<S, ()> {
+    require_account(db, account)?;
+    if taken_by_another(db, new, account)? {
+        return Err(DeveloperError::EmailTaken.into());
+    }
+    db.execute(
+        "DELETE FROM email_changes WHERE account_id = $1",
+        params![account.get()],
+    )?;
+    db.execute(
+        "INSERT INTO email_changes (account_id, new_email, requested_at) VALUES ($1, $2, $3)",
+        params![account.get(), new.as_str(), millis(now)],
+    )?;
+    issue_token(
+        db,
+        TokenPurpose::ChangeEmail,
+        token,
+        account,
+        now,
+        expires_at,
+    )
+}
+
+/// Uses a change token up and applies its pending address (see
+/// `DeveloperStore::confirm_email_change`).
+pub fn confirm_email_change<S: Sql>(
+    db: &mut S,
+    token: &TokenHash,
+    now: DateTime<Utc>,
+) -> Step<S, Option<EmailChange>> {
+    let Some(account) = consume_token(db, TokenPurpose::ChangeEmail, token, now)? else {
+        return Ok(None);
+    };
+    let pending = db.query_opt(
+        "DELETE FROM email_changes WHERE account_id = $1 RETURNING new_email",
+        params![account.get()],
+    )?;
+    let Some(pending) = pending else {
+        return Ok(None);
+    };
+    let new = Email::from_stored(pending.get(0)?);
+    if taken_by_another(db, &new, account)? {
+        return Err(DeveloperError::EmailTaken.into());
+    }
+    let Some(old) = db.query_opt(
+        "SELECT email FROM logins WHERE account_id = $1",
+        params![account.get()],
+    )?
+    else {
+        return Ok(None);
+    };
+    let old = Email::from_stored(old.get(0)?);
+    db.execute(
+        "UPDATE logins SET email = $2, email_key = $3 WHERE account_id = $1",
+        params![account.get(), new.as_str(), &email_key(&new)],
+    )?;
+    db.execute(
+        "UPDATE accounts SET email = $2 WHERE id = $1",
+        params![account.get(), new.as_str()],
+    )?;
+    Ok(Some(EmailChange { account, old, new }))
 }
 
 /// Closes the account for good; the credits forfeited.

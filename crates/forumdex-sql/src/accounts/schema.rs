@@ -123,7 +123,8 @@ CREATE TABLE payment_events (
 /// (`DeveloperStore::create_key_once`): the hash of each
 /// form's one-time token and the key it created, so that sending it again creates nothing;
 /// the index a statement's month of the ledger is read by (`ledger_lines`); and the request
-/// log (`DeveloperStore::record_requests`), pruned by age.
+/// log (`DeveloperStore::record_requests`), pruned by age; and the sign-in address changes
+/// waiting for their confirmation (`DeveloperStore::request_email_change`).
 pub fn accounts_v3_tables(dialect: Dialect) -> String {
     let (int, bytes, id) = types(dialect);
     format!(
@@ -136,6 +137,11 @@ CREATE TABLE key_submissions (
     PRIMARY KEY (account_id, form_sha256)
 );
 CREATE INDEX ledger_by_account_time ON ledger (account_id, created_at);
+CREATE TABLE email_changes (
+    account_id   {int} PRIMARY KEY REFERENCES accounts (id),
+    new_email    TEXT NOT NULL,
+    requested_at {int} NOT NULL
+);
 CREATE TABLE request_log (
     id         {id},
     account_id {int} NOT NULL REFERENCES accounts (id),

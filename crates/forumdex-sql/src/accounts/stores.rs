@@ -372,6 +372,33 @@ macro_rules! impl_developer_store {
                 self.write(|db| $crate::accounts::developer::close_sessions(db, account))
             }
 
+            fn request_email_change(
+                &self,
+                account: $crate::reexport::forumdex_accounts::AccountId,
+                new: &$crate::reexport::forumdex_accounts::Email,
+                token: &$crate::reexport::forumdex_accounts::TokenHash,
+                now: $crate::reexport::Instant,
+                expires_at: $crate::reexport::Instant,
+            ) -> ::std::result::Result<(), $crate::reexport::forumdex_accounts::DeveloperError>
+            {
+                self.write(|db| {
+                    $crate::accounts::developer::request_email_change(
+                        db, account, new, token, now, expires_at,
+                    )
+                })
+            }
+
+            fn confirm_email_change(
+                &self,
+                token: &$crate::reexport::forumdex_accounts::TokenHash,
+                now: $crate::reexport::Instant,
+            ) -> ::std::result::Result<
+                ::std::option::Option<$crate::reexport::forumdex_accounts::EmailChange>,
+                $crate::reexport::forumdex_accounts::DeveloperError,
+            > {
+                self.write(|db| $crate::accounts::developer::confirm_email_change(db, token, now))
+            }
+
             fn close_account(
                 &self,
                 account: $crate::reexport::forumdex_accounts::AccountId,
