@@ -162,6 +162,8 @@ pub fn router<S: Clone + Send + Sync + 'static>(dashboard: Arc<Dashboard>) -> Ro
         .route("/dashboard/requests", get(requests::page))
         .route("/dashboard/account", get(account::page))
         .route("/dashboard/account/delete", post(account::delete))
+        .route("/dashboard/account/email", post(account::change_email))
+        .route("/account/email/confirm", get(account::confirm_email))
         .route(
             "/dashboard/account/password",
             post(account::change_password),

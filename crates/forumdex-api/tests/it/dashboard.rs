@@ -1806,3 +1806,107 @@ async fn deleting_the_account_needs_the_password_and_the_box_and_stops_its_keys(
     developer(&app, "leaving@example.com").await;
     assert_ne!(account_of(&app, "leaving@example.com"), account);
 }
+
+#[tokio::test]
+async fn the_sign_in_address_changes_once_the_new_one_confirms_it() {
+    let app = app().await;
+    let browser = developer(&app, "before@example.com").await;
+    developer(&app, "taken@example.com").await;
+    let change = |email: &'static str, password: &'static str| {
+        let browser = &browser;
+        let app = &app;
+        async move {
+            post(
+                app,
+                "/dashboard/account/email",
+                Some(browser),
+                &[
+                    ("csrf", &browser.csrf),
+                    ("email", email),
+                    ("password", password),
+                ],
+            )
+            .await
+        }
+    };
+    let bad = change("<script>@x", PASSWORD).await;
+    assert_eq!(bad.status, 400);
+    assert!(
+        bad.body
+            .contains("id=\"email-error\">That is not an email address"),
+        "{}",
+        bad.body
+    );
+    let wrong = change("after@example.com", "not my password").await;
+    assert_eq!(wrong.status, 400);
+    assert!(
+        wrong.body.contains("The password is not right"),
+        "{}",
+        wrong.body
+    );
+
+    // An address another account has gets the same answer, and no mail goes out.
+    let mails = mail_count(app.dir.path());
+    let taken = change("taken@example.com", PASSWORD).await;
+    assert_eq!(taken.status, 303);
+    assert_eq!(
+        taken.location.as_deref(),
+        Some("/dashboard/account?email_sent=1")
+    );
+    assert_eq!(
+        mail_count(app.dir.path()),
+        mails,
+        "nothing tells the address is taken"
+    );
+
+    let asked = change("after@example.com", PASSWORD).await;
+    assert_eq!(asked.status, 303);
+    let link = mailed_link(app.dir.path(), "/account/email/confirm").await;
+    assert_eq!(
+        mail_count(app.dir.path()),
+        mails + 2,
+        "the link to the new address, a notice to the old"
+    );
+    let old = post(
+        &app,
+        "/login",
+        None,
+        &[("email", "before@example.com"), ("password", PASSWORD)],
+    )
+    .await;
+    assert_eq!(
+        old.status, 303,
+        "the old address signs in until the link is opened"
+    );
+
+    let confirmed = get(&app, &link, None).await;
+    assert_eq!(confirmed.status, 200, "{}", confirmed.body);
+    assert!(
+        confirmed
+            .body
+            .contains("You now sign in with after@example.com"),
+        "{}",
+        confirmed.body
+    );
+    assert_eq!(
+        get(&app, &link, None).await.status,
+        400,
+        "the link works once"
+    );
+    let now_old = post(
+        &app,
+        "/login",
+        None,
+        &[("email", "before@example.com"), ("password", PASSWORD)],
+    )
+    .await;
+    assert_eq!(now_old.status, 401);
+    sign_in(&app, "after@example.com", PASSWORD).await;
+    let page = get(&app, "/dashboard/account", Some(&browser)).await;
+    assert!(
+        page.body
+            .contains("id=\"account-email\">after@example.com<"),
+        "{}",
+        page.body
+    );
+}

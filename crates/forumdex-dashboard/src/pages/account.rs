@@ -8,25 +8,31 @@ use std::sync::Arc;
 use axum::extract::{Extension, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
-use forumdex_accounts::{DeveloperStore, ListedSession, TokenHash};
+use forumdex_accounts::{
+    DeveloperError, DeveloperStore, Email, ListedSession, TokenHash, TokenPurpose,
+};
 use maud::{Markup, html};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::error::{PageError, PageForm, blocking};
 use crate::layout::{ACCOUNT_TITLE, Flash};
-use crate::pages::auth::redirect_setting;
+use crate::mail::Mail;
+use crate::pages::auth::{LinkMail, TokenQuery, redirect_setting, send};
 use crate::pages::{client_key, respond, when};
 use crate::password;
 use crate::session::{self, SignedIn};
 use crate::throttle::{Bucket, describe_wait};
 use crate::{ClientAddr, Dashboard};
 
-/// `?changed=1` after a password change, `?ended=1` after ending a session.
+/// `?changed=1` after a password change, `?ended=1` after ending a session,
+/// `?email_sent=1` after asking for an address change.
 #[derive(Debug, Default, Deserialize)]
 pub struct AccountQuery {
     #[serde(default)]
     changed: Option<String>,
+    #[serde(default)]
+    email_sent: Option<String>,
     #[serde(default)]
     ended: Option<String>,
 }
@@ -39,6 +45,16 @@ pub struct PasswordForm {
     current: String,
     #[serde(default)]
     password: String,
+}
+
+/// The address change form: the password and the new address.
+#[derive(Debug, Deserialize)]
+pub struct EmailForm {
+    csrf: String,
+    #[serde(default)]
+    password: String,
+    #[serde(default)]
+    email: String,
 }
 
 /// The delete form: the password and the box that confirms it.
@@ -65,7 +81,13 @@ pub async fn page(
     signed_in: SignedIn,
     Query(query): Query<AccountQuery>,
 ) -> Result<Response, PageError> {
-    let flash = if query.changed.is_some() {
+    let flash = if query.email_sent.is_some() {
+        Some(Flash::Success(
+            "We sent a link to the new address: your sign-in address changes when you open it \
+             (within 24 hours). Until then, sign in with the current one."
+                .to_owned(),
+        ))
+    } else if query.changed.is_some() {
         Some(Flash::Success(
             "Password changed: your other sessions were signed out.".to_owned(),
         ))
@@ -93,6 +115,7 @@ async fn render(
 ) -> Result<Response, PageError> {
     let Errors {
         password: password_error,
+        email: email_error,
         delete: delete_error,
     } = errors;
     let store = Arc::clone(&dashboard.store);
@@ -106,6 +129,7 @@ async fn render(
         dl {
             dt { "Sign-in address" } dd #account-email { (signed_in.email) }
         }
+        (email_section(&signed_in.csrf, email_error))
         (password_section(&signed_in.csrf, password_error))
         (sessions_section(&signed_in.csrf, &sessions, &signed_in.session))
         h2 { "Your data" }
@@ -128,6 +152,8 @@ async fn render(
 struct Errors<'a> {
     /// The password change's.
     password: Option<&'a str>,
+    /// The address change's.
+    email: Option<&'a str>,
     /// The deletion's.
     delete: Option<&'a str>,
 }
@@ -136,6 +162,13 @@ impl<'a> Errors<'a> {
     fn password(why: &'a str) -> Self {
         Self {
             password: Some(why),
+            ..Self::default()
+        }
+    }
+
+    fn email(why: &'a str) -> Self {
+        Self {
+            email: Some(why),
             ..Self::default()
         }
     }
@@ -170,6 +203,29 @@ fn delete_section(csrf: &str, balance: u64, error: Option<&str>) -> Markup {
                     p.field-error #delete-error { (error) }
                 }
                 button.danger type="submit" { "Delete account" }
+            }
+        }
+    }
+}
+
+fn email_section(csrf: &str, error: Option<&str>) -> Markup {
+    let (invalid, described) = (error.map(|_| "true"), error.map(|_| "email-error"));
+    html! {
+        section.card {
+            h2 { "Change sign-in address" }
+            form #email-form.stack method="post" action="/dashboard/account/email" {
+                input type="hidden" name="csrf" value=(csrf);
+                label for="new-email" { "New address" }
+                input #new-email type="email" name="email" required autocomplete="email"
+                    aria-invalid=[invalid] aria-describedby=[described];
+                label for="email-password" { "Your password" }
+                input #email-password type="password" name="password" required autocomplete="current-password"
+                    aria-invalid=[invalid] aria-describedby=[described];
+                @if let Some(error) = error {
+                    p.field-error #email-error { (error) }
+                }
+                p.hint { "We mail a link to the new address; the change takes effect when it is opened." }
+                button type="submit" { "Send the link" }
             }
         }
     }
@@ -530,5 +586,166 @@ pub async fn delete(
     Ok(redirect_setting(
         "/login?closed=1",
         session::clear_cookie(&dashboard),
+    ))
+}
+
+/// `POST /dashboard/account/email`: mails a confirmation link to the new address (and a
+/// notice to the current one). An address another account has gets the same answer and no
+/// mail, so the form tells nobody which addresses have accounts; its link would fail.
+pub async fn change_email(
+    State(dashboard): State<Arc<Dashboard>>,
+    signed_in: SignedIn,
+    addr: Option<Extension<ClientAddr>>,
+    PageForm(form): PageForm<EmailForm>,
+) -> Result<Response, PageError> {
+    signed_in.check_csrf(&form.csrf)?;
+    let Ok(new) = Email::parse(&form.email) else {
+        let errors = Errors::email("That is not an email address; nothing was changed.");
+        return render(
+            &dashboard,
+            &signed_in,
+            StatusCode::BAD_REQUEST,
+            None,
+            errors,
+        )
+        .await;
+    };
+    if new.as_str().eq_ignore_ascii_case(&signed_in.email) {
+        let errors = Errors::email("That is already your sign-in address.");
+        return render(
+            &dashboard,
+            &signed_in,
+            StatusCode::BAD_REQUEST,
+            None,
+            errors,
+        )
+        .await;
+    }
+    let now = dashboard.clock.now();
+    let bucket = Bucket::Account {
+        email: signed_in.email.to_lowercase(),
+        source: client_key(addr),
+    };
+    if let Err(wait) = dashboard.throttle.check(&bucket, now) {
+        let why = format!(
+            "Too many wrong passwords from your network address. Try again in {}.",
+            describe_wait(wait)
+        );
+        let errors = Errors::email(&why);
+        return render(
+            &dashboard,
+            &signed_in,
+            StatusCode::TOO_MANY_REQUESTS,
+            None,
+            errors,
+        )
+        .await;
+    }
+    dashboard.throttle.record(bucket.clone(), now);
+    let _hashing = dashboard.hashing().await?;
+    let token = session::new_token();
+    let link = LinkMail::of(TokenPurpose::ChangeEmail);
+    let store = Arc::clone(&dashboard.store);
+    let (account, secret, hash) = (signed_in.account_id, form.password, TokenHash::of(&token));
+    let address = new.clone();
+    let outcome = blocking(move || {
+        let login = store.login(account)?.ok_or(PageError::NotFound)?;
+        if !password::verify(&secret, &login.password_hash) {
+            return Ok(None);
+        }
+        match store.request_email_change(account, &address, &hash, now, now + link.lifetime) {
+            Ok(()) => {}
+            Err(DeveloperError::EmailTaken) => return Ok(Some(false)),
+            Err(err) => return Err(err.into()),
+        }
+        store.record_activity(account, "email_change_asked", address.as_str(), now)?;
+        Ok(Some(true))
+    })
+    .await?;
+    let Some(free) = outcome else {
+        let errors = Errors::email("The password is not right; nothing was changed.");
+        return render(
+            &dashboard,
+            &signed_in,
+            StatusCode::BAD_REQUEST,
+            None,
+            errors,
+        )
+        .await;
+    };
+    dashboard.throttle.clear(&bucket);
+    if free {
+        let notice = Mail {
+            to: signed_in.email.clone(),
+            subject: "Your forumdex sign-in address is changing".to_owned(),
+            body: format!(
+                "Someone signed in to your forumdex account asked to sign in with {new} from now \
+                 on. It changes when the link mailed there is opened. If it was not you, sign \
+                 in, change your password and end the sessions you do not know.\n\n-- forumdex\n"
+            ),
+        };
+        send(&dashboard, notice).await?;
+        let link = LinkMail::of(TokenPurpose::ChangeEmail);
+        send(&dashboard, link.mail(&dashboard, &new, &token)).await?;
+    }
+    Ok(Redirect::to("/dashboard/account?email_sent=1").into_response())
+}
+
+/// `GET /account/email/confirm?token=`: the link mailed to the new address.
+pub async fn confirm_email(
+    State(dashboard): State<Arc<Dashboard>>,
+    Query(query): Query<TokenQuery>,
+) -> Result<Response, PageError> {
+    let hash = TokenHash::of(&query.token);
+    let store = Arc::clone(&dashboard.store);
+    let now = dashboard.clock.now();
+    let outcome = blocking(move || match store.confirm_email_change(&hash, now) {
+        Ok(Some(change)) => {
+            store.record_activity(change.account, "email_changed", change.new.as_str(), now)?;
+            Ok(Ok(Some(change)))
+        }
+        Ok(None) => Ok(Ok(None)),
+        Err(DeveloperError::EmailTaken) => Ok(Err(())),
+        Err(err) => Err(err.into()),
+    })
+    .await?;
+    let (status, title, message) = match outcome {
+        Ok(Some(change)) => {
+            dashboard.throttle.clear_account(change.old.as_str());
+            (
+                StatusCode::OK,
+                "Address changed",
+                format!("You now sign in with {}.", change.new),
+            )
+        }
+        Ok(None) => (
+            StatusCode::BAD_REQUEST,
+            "Link expired",
+            "This link is invalid, was already used, or has expired: ask for a new one on your \
+             account page."
+                .to_owned(),
+        ),
+        Err(()) => (
+            StatusCode::CONFLICT,
+            "Address taken",
+            "Another account signed up with this address meanwhile: your sign-in address did \
+             not change."
+                .to_owned(),
+        ),
+    };
+    let flash = if status == StatusCode::OK {
+        Flash::Success(message)
+    } else {
+        Flash::Error(message)
+    };
+    Ok(respond(
+        status,
+        title,
+        None,
+        Some(&flash),
+        html! {
+            h1 { (title) }
+            p { a href="/dashboard/account" { "Go to your account" } }
+        },
     ))
 }

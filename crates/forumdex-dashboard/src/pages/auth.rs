@@ -55,7 +55,7 @@ pub struct AddressForm {
 #[derive(Debug, Deserialize)]
 pub struct TokenQuery {
     #[serde(default)]
-    token: String,
+    pub(crate) token: String,
 }
 
 /// The new-password form.
@@ -144,20 +144,7 @@ async fn mail_link(
     let token = session::new_token();
     let hash = TokenHash::of(&token);
     let now = dashboard.clock.now();
-    let (lifetime, path, subject, intro) = match purpose {
-        TokenPurpose::VerifyEmail => (
-            verify_lifetime(),
-            "/verify",
-            "Confirm your forumdex account",
-            "Confirm your address to start using forumdex: open this link within 24 hours.",
-        ),
-        TokenPurpose::ResetPassword => (
-            reset_lifetime(),
-            "/password/reset",
-            "Reset your forumdex password",
-            "Someone (hopefully you) asked to reset your forumdex password. Open this link within an hour to choose a new one; if it was not you, ignore this mail.",
-        ),
-    };
+    let LinkMail { lifetime, .. } = LinkMail::of(purpose);
     let store = Arc::clone(&dashboard.store);
     blocking(move || {
         store
@@ -165,16 +152,59 @@ async fn mail_link(
             .map_err(PageError::from)
     })
     .await?;
-    let link = format!("{}{path}?token={token}", dashboard.config.base_url);
-    send(
-        dashboard,
+    send(dashboard, LinkMail::of(purpose).mail(dashboard, to, &token)).await
+}
+
+/// The mail that carries a token's link: how long the link works, where it leads, what the
+/// mail says.
+pub(crate) struct LinkMail {
+    /// How long the link works.
+    pub(crate) lifetime: Duration,
+    path: &'static str,
+    subject: &'static str,
+    intro: &'static str,
+}
+
+impl LinkMail {
+    /// The link mail of `purpose`.
+    pub(crate) fn of(purpose: TokenPurpose) -> Self {
+        let (lifetime, path, subject, intro) = match purpose {
+            TokenPurpose::VerifyEmail => (
+                verify_lifetime(),
+                "/verify",
+                "Confirm your forumdex account",
+                "Confirm your address to start using forumdex: open this link within 24 hours.",
+            ),
+            TokenPurpose::ResetPassword => (
+                reset_lifetime(),
+                "/password/reset",
+                "Reset your forumdex password",
+                "Someone (hopefully you) asked to reset your forumdex password. Open this link within an hour to choose a new one; if it was not you, ignore this mail.",
+            ),
+            TokenPurpose::ChangeEmail => (
+                verify_lifetime(),
+                "/account/email/confirm",
+                "Confirm your new forumdex sign-in address",
+                "You asked to sign in to forumdex with this address from now on. Open this link within 24 hours to confirm it; until then your old address stays. If it was not you, ignore this mail.",
+            ),
+        };
+        Self {
+            lifetime,
+            path,
+            subject,
+            intro,
+        }
+    }
+
+    /// The mail to `to` with the link of `token`.
+    pub(crate) fn mail(&self, dashboard: &Dashboard, to: &Email, token: &str) -> Mail {
+        let link = format!("{}{}?token={token}", dashboard.config.base_url, self.path);
         Mail {
             to: to.to_string(),
-            subject: subject.to_owned(),
-            body: format!("{intro}\n\n{link}\n\n-- forumdex\n"),
-        },
-    )
-    .await
+            subject: self.subject.to_owned(),
+            body: format!("{}\n\n{link}\n\n-- forumdex\n", self.intro),
+        }
+    }
 }
 
 /// Mails a `purpose` link to `email` when it has a login that needs one (an unverified one
@@ -200,7 +230,7 @@ fn mail_in_background(dashboard: Arc<Dashboard>, email: Email, purpose: TokenPur
     });
 }
 
-async fn send(dashboard: &Dashboard, mail: Mail) -> Result<(), PageError> {
+pub(crate) async fn send(dashboard: &Dashboard, mail: Mail) -> Result<(), PageError> {
     dashboard.mailer.send(&mail).await.map_err(|err| {
         tracing::error!(error = %err, "sending mail failed");
         PageError::Unavailable(
