@@ -320,7 +320,7 @@ pub async fn change_password(
     dashboard.throttle.record(bucket.clone(), now);
     let _hashing = dashboard.hashing().await?;
     let store = Arc::clone(&dashboard.store);
-    let (account, keep) = (signed_in.account_id, signed_in.session.clone());
+    let (account, keep) = (signed_in.account_id, signed_in.session);
     let (current, new) = (form.current, form.password);
     let changed = blocking(move || {
         let login = store.login(account)?.ok_or(PageError::NotFound)?;
