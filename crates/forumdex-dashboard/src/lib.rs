@@ -132,7 +132,8 @@ pub fn not_found_page(dashboard: &Dashboard) -> axum::response::Response {
 /// is the state type of the router they join.
 pub fn router<S: Clone + Send + Sync + 'static>(dashboard: Arc<Dashboard>) -> Router<S> {
     use pages::{
-        account, activity, auth, billing, keys, overview, public, requests, usage, webhooks,
+        account, activity, auth, billing, keys, overview, public, receipts, requests, usage,
+        webhooks,
     };
     let pages = Router::new()
         .route("/", get(public::home_page))
@@ -176,6 +177,10 @@ pub fn router<S: Clone + Send + Sync + 'static>(dashboard: Arc<Dashboard>) -> Ro
         .route("/dashboard/billing", get(billing::page))
         .route("/dashboard/billing/checkout", post(billing::checkout))
         .route("/dashboard/billing/ledger.csv", get(billing::ledger_csv))
+        .route(
+            "/dashboard/billing/receipts/{topup_id}",
+            get(receipts::page),
+        )
         .route(
             "/dashboard/test-checkout/{topup_id}",
             get(billing::test_checkout_page).post(billing::test_checkout),

@@ -83,25 +83,8 @@ async fn post(app: &TestApp, path: &str, browser: Option<&Browser>, form: &[(&st
 /// Some mail is sent after the answer (password resets): it waits for it, up to 10 s.
 async fn mailed_link(dir: &Path, path: &str) -> String {
     let needle = format!("{path}?token=");
-    for _ in 0..200 {
-        let mut files: Vec<_> = std::fs::read_dir(dir.join("outbox"))
-            .map(|entries| {
-                entries
-                    .map(|entry| entry.unwrap().path())
-                    .filter(|p| p.extension().is_some_and(|e| e == "eml"))
-                    .collect()
-            })
-            .unwrap_or_default();
-        files.sort();
-        if let Some(newest) = files.last() {
-            let text = std::fs::read_to_string(newest).unwrap();
-            if let Some(start) = text.find(&needle) {
-                return text[start..].lines().next().unwrap().trim().to_owned();
-            }
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("no mail with a {path} link arrived");
+    let line = mailed_link_to(dir, &needle).await;
+    line[line.find(&needle).unwrap()..].to_owned()
 }
 
 fn mail_count(dir: &Path) -> usize {
@@ -1909,4 +1892,102 @@ async fn the_sign_in_address_changes_once_the_new_one_confirms_it() {
         "{}",
         page.body
     );
+}
+
+#[tokio::test]
+async fn a_paid_top_up_has_a_printable_receipt_that_is_also_mailed() {
+    let app = app().await;
+    let browser = developer(&app, "payer@example.com").await;
+    let order = |pack: &'static str| {
+        let (app, browser) = (&app, &browser);
+        async move {
+            let checkout = post(
+                app,
+                "/dashboard/billing/checkout",
+                Some(browser),
+                &[("csrf", &browser.csrf), ("pack", pack)],
+            )
+            .await;
+            assert_eq!(checkout.status, 303);
+            checkout
+                .location
+                .unwrap()
+                .strip_prefix("http://127.0.0.1:9")
+                .unwrap()
+                .to_owned()
+        }
+    };
+    let unpaid = order("0").await;
+    let paid = order("1").await;
+    let done = post(
+        &app,
+        &paid,
+        Some(&browser),
+        &[("csrf", &browser.csrf), ("outcome", "pay")],
+    )
+    .await;
+    assert_eq!(done.status, 303);
+    let paid_id = paid.rsplit('/').next().unwrap().to_owned();
+    let unpaid_id = unpaid.rsplit('/').next().unwrap().to_owned();
+
+    let receipt_path = format!("/dashboard/billing/receipts/{paid_id}");
+    let link = mailed_link_to(app.dir.path(), &receipt_path).await;
+    assert!(link.ends_with(&receipt_path), "{link}");
+    let billing = get(&app, "/dashboard/billing", Some(&browser)).await;
+    assert!(
+        billing.body.contains(&format!("href=\"{receipt_path}\"")),
+        "{}",
+        billing.body
+    );
+
+    let receipt = get(&app, &receipt_path, Some(&browser)).await;
+    assert_eq!(receipt.status, 200);
+    assert!(
+        receipt
+            .body
+            .contains(&format!("Receipt FDX-{:0>6}", paid_id)),
+        "{}",
+        receipt.body
+    );
+    assert!(receipt.body.contains("9.00 USD"), "{}", receipt.body);
+    assert!(
+        receipt.body.contains("50 forumdex API credits"),
+        "{}",
+        receipt.body
+    );
+    assert!(receipt.body.contains("payer@example.com"));
+
+    let none = get(
+        &app,
+        &format!("/dashboard/billing/receipts/{unpaid_id}"),
+        Some(&browser),
+    )
+    .await;
+    assert_eq!(none.status, 404, "an unpaid order has no receipt");
+    let stranger = developer(&app, "nosy@example.com").await;
+    assert_eq!(get(&app, &receipt_path, Some(&stranger)).await.status, 404);
+}
+
+/// The line holding `path` of the newest mail that has one, waited for up to 10 s (mail is
+/// sent after the answer).
+async fn mailed_link_to(dir: &Path, path: &str) -> String {
+    for _ in 0..200 {
+        let mut files: Vec<_> = std::fs::read_dir(dir.join("outbox"))
+            .map(|entries| {
+                entries
+                    .map(|entry| entry.unwrap().path())
+                    .filter(|p| p.extension().is_some_and(|e| e == "eml"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        files.sort();
+        for file in files.iter().rev() {
+            let text = std::fs::read_to_string(file).unwrap_or_default();
+            if let Some(line) = text.lines().find(|line| line.contains(path)) {
+                return line.trim().to_owned();
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("no mail with {path} arrived");
 }

@@ -20,6 +20,7 @@ use serde::Deserialize;
 use crate::error::{PageError, PageForm, blocking};
 use crate::layout::Flash;
 use crate::pages::overview::balance_banner;
+use crate::pages::receipts;
 use crate::pages::webhooks::deliver;
 use crate::pages::{respond, when};
 use crate::session::SignedIn;
@@ -304,7 +305,7 @@ pub async fn page(
         h2 { "Top-ups" }
         @if topups.is_empty() { p.empty { "No top-ups yet." } } @else {
             div.table-wrap tabindex="0" { table #topups.stack {
-                thead { tr { th { "Ordered" } th.num { "Credits" } th { "Price" } th { "Status" } th { "Refunded" } } }
+                thead { tr { th { "Ordered" } th.num { "Credits" } th { "Price" } th { "Status" } th { "Refunded" } th { "Receipt" } } }
                 tbody { @for topup in &topups {
                     tr data-topup-id=(topup.id) {
                         td data-label="Ordered" { (when(topup.created_at)) }
@@ -312,6 +313,7 @@ pub async fn page(
                         td data-label="Price" { (format_money(topup.amount_cents, &topup.currency)) }
                         td data-label="Status" { (status_badge(topup.status)) }
                         td data-label="Refunded" { @if topup.refunded_cents > 0 { (format_money(topup.refunded_cents, &topup.currency)) " (" (topup.refunded_credits) " credits)" } @else { "—" } }
+                        td data-label="Receipt" { @if receipts::has_receipt(topup) { a href=(receipts::path(topup)) { (receipts::number(topup)) } } @else { "—" } }
                     }
                 } }
             } }

@@ -10,6 +10,7 @@ pub mod home;
 pub mod keys;
 pub mod overview;
 pub mod public;
+pub mod receipts;
 pub mod requests;
 pub mod usage;
 pub mod webhooks;

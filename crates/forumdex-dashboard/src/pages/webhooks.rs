@@ -20,6 +20,7 @@ use serde_json::json;
 
 use crate::Dashboard;
 use crate::error::{PageError, blocking};
+use crate::pages::receipts;
 
 /// Why a delivery was refused or failed.
 #[derive(Debug, thiserror::Error)]
@@ -91,9 +92,14 @@ pub async fn deliver(
         return Ok(PaymentOutcome::Ignored("event type not used".to_owned()));
     };
     let store = Arc::clone(&dashboard.store);
-    blocking(move || Ok(store.apply_payment_event(&event, now)?))
+    let outcome = blocking(move || Ok(store.apply_payment_event(&event, now)?))
         .await
-        .map_err(DeliveryError::Store)
+        .map_err(DeliveryError::Store)?;
+    if let PaymentOutcome::Credited { topup_id, .. } = outcome {
+        let dashboard = Arc::clone(dashboard);
+        tokio::spawn(async move { receipts::mail_receipt(&dashboard, topup_id).await });
+    }
+    Ok(outcome)
 }
 
 /// `POST /webhooks/payments`.

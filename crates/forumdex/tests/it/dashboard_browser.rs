@@ -705,6 +705,11 @@ async fn top_up(browser: &mut Browser, base: &str, key: &str) -> Result<()> {
         "flash after paying: {flash}"
     );
     browser.screenshot("billing-paid").await?;
+    browser.click("#topups a[href^='/dashboard/billing/receipts/']").await?;
+    browser
+        .wait_until_at("a receipt", |at| at.starts_with("/dashboard/billing/receipts/"))
+        .await?;
+    browser.screenshot("receipt").await?;
 
     let (status, body) = call_api(base, key).await?;
     ensure!(status == 200, "after the top-up: {status} {body}");
