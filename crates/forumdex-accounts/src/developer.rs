@@ -178,6 +178,19 @@ pub struct Session {
     pub expires_at: DateTime<Utc>,
 }
 
+/// An account whose balance fell below the threshold its owner set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LowBalance {
+    /// The account.
+    pub account: AccountId,
+    /// Its sign-in address.
+    pub email: Email,
+    /// Its balance now.
+    pub balance: u64,
+    /// The threshold it fell below.
+    pub threshold: u64,
+}
+
 /// A sign-in address change, once confirmed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EmailChange {
@@ -604,6 +617,22 @@ pub trait DeveloperStore: AccountStore {
         token: &TokenHash,
         now: DateTime<Utc>,
     ) -> Result<Option<EmailChange>, DeveloperError>;
+
+    /// Sets the balance under which the account's owner is mailed (`None`: never). A new
+    /// threshold starts unnotified.
+    fn set_low_balance_alert(
+        &self,
+        account: AccountId,
+        threshold: Option<u64>,
+    ) -> Result<(), DeveloperError>;
+
+    /// The account's low-balance threshold, if it set one.
+    fn low_balance_alert(&self, account: AccountId) -> Result<Option<u64>, DeveloperError>;
+
+    /// In one transaction: the accounts whose balance fell below their threshold since they
+    /// were last told (marked told, so each crossing is told once), after re-arming those
+    /// whose balance is back at or above it.
+    fn take_low_balance_alerts(&self) -> Result<Vec<LowBalance>, DeveloperError>;
 
     /// The account's sessions still open at `now` (not past their absolute expiry, nor idle
     /// for `idle`), the most recently used first.

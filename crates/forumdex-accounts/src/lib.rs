@@ -30,8 +30,9 @@ pub mod wire;
 pub use allowlist::{AllowEntry, AllowEntryError, Allowlist};
 pub use developer::{
     Activity, CheckoutFacts, DeveloperError, DeveloperStore, EmailChange, KeyCreation, LedgerLine,
-    ListedSession, LoggedRequest, Login, NewTopup, PaymentEvent, PaymentEventKind, PaymentOutcome,
-    RequestFilter, Session, TokenHash, TokenPurpose, Topup, TopupStatus, UsageCount,
+    ListedSession, LoggedRequest, Login, LowBalance, NewTopup, PaymentEvent, PaymentEventKind,
+    PaymentOutcome, RequestFilter, Session, TokenHash, TokenPurpose, Topup, TopupStatus,
+    UsageCount,
 };
 pub use ids::{AccountId, IdParseError, KeyId};
 pub use key::{ApiKey, KeyHash, KeyLifetime, KeyParseError, KeyStatus, LifetimeParseError};

@@ -11,9 +11,9 @@ use forumdex_accounts::developer::{
 };
 use forumdex_accounts::{
     AccountError, AccountId, CheckoutFacts, DeveloperError, DeveloperStore, Email, KeyCreation,
-    KeyId, KeyInfo, LedgerEntry, LedgerLine, LoggedRequest, NewKey, NewTopup, PaymentEvent,
-    PaymentEventKind, PaymentOutcome, RequestFilter, TokenHash, TokenPurpose, Topup, TopupStatus,
-    UsageCount,
+    KeyId, KeyInfo, LedgerEntry, LedgerLine, LoggedRequest, LowBalance, NewKey, NewTopup,
+    PaymentEvent, PaymentEventKind, PaymentOutcome, RequestFilter, TokenHash, TokenPurpose, Topup,
+    TopupStatus, UsageCount,
 };
 
 use crate::Fresh;
@@ -37,6 +37,7 @@ macro_rules! developer_store_conformance {
             sessions_are_listed_and_ended_one_by_one,
             a_closed_account_keeps_its_ledger_and_nothing_else,
             an_address_change_takes_effect_once_confirmed,
+            a_low_balance_is_told_once_per_crossing,
             activity_is_newest_first_per_account,
             usage_sums_into_one_row,
             usage_of_unknown_keys_is_skipped,
@@ -799,6 +800,62 @@ pub fn an_address_change_takes_effect_once_confirmed<S: DeveloperStore>(fresh: &
             .as_str(),
         "new@example.com"
     );
+}
+
+/// A balance falling below the owner's threshold is told once; told again only after it
+/// went back up to the threshold and fell again; no threshold, no alert.
+pub fn a_low_balance_is_told_once_per_crossing<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let quiet = developer(store, "quiet@example.com");
+    store.add_credits(id, 10, t0()).expect("add");
+    store.add_credits(quiet, 1, t0()).expect("add");
+    store.set_low_balance_alert(id, Some(5)).expect("set");
+    let key = new_key(store, id).key_id;
+    let charged = std::cell::Cell::new(0);
+    let spend = |count: u32| {
+        for _ in 0..count {
+            charged.set(charged.get() + 1);
+            let request = format!("low-{}", charged.get());
+            store
+                .charge(id, &key, &request, "search", t0())
+                .expect("charge");
+        }
+    };
+    assert_eq!(store.low_balance_alert(id).expect("read"), Some(5));
+    assert_eq!(store.take_low_balance_alerts().expect("take"), vec![]);
+
+    spend(6);
+    let told = store.take_low_balance_alerts().expect("take");
+    assert_eq!(
+        told,
+        vec![LowBalance {
+            account: id,
+            email: email("dev@example.com"),
+            balance: 4,
+            threshold: 5
+        }]
+    );
+    assert_eq!(
+        store.take_low_balance_alerts().expect("again"),
+        vec![],
+        "told once"
+    );
+    spend(1);
+    assert_eq!(store.take_low_balance_alerts().expect("lower"), vec![]);
+
+    store.add_credits(id, 10, t0()).expect("top up");
+    assert_eq!(store.take_low_balance_alerts().expect("back up"), vec![]);
+    spend(9);
+    assert_eq!(
+        store.take_low_balance_alerts().expect("fell again").len(),
+        1
+    );
+
+    store.set_low_balance_alert(id, None).expect("clear");
+    assert_eq!(store.low_balance_alert(id).expect("read"), None);
+    spend(1);
+    assert_eq!(store.take_low_balance_alerts().expect("none"), vec![]);
 }
 
 /// The activity log lists an account's newest lines first, at most `limit` of them.

@@ -15,7 +15,7 @@ use forumdex_accounts::stored::{account_id, corrupt, key_id, millis, to_i64, to_
 use forumdex_accounts::time::from_unix_millis;
 use forumdex_accounts::{
     AccountError, AccountId, Activity, Allowlist, DeveloperError, Email, EmailChange, KeyId,
-    KeyInfo, LedgerLine, ListedSession, LoggedRequest, Login, NewTopup, PaymentEvent,
+    KeyInfo, LedgerLine, ListedSession, LoggedRequest, Login, LowBalance, NewTopup, PaymentEvent,
     PaymentOutcome, RequestFilter, Session, TokenHash, TokenPurpose, Topup, TopupStatus,
     UsageCount,
 };
@@ -598,6 +598,74 @@ pub fn confirm_email_change<S: Sql>(
         params![account.get(), new.as_str()],
     )?;
     Ok(Some(EmailChange { account, old, new }))
+}
+
+/// Sets or clears the account's low-balance threshold (unnotified).
+pub fn set_low_balance_alert<S: Sql>(
+    db: &mut S,
+    account: AccountId,
+    threshold: Option<u64>,
+) -> Step<S, ()> {
+    require_account(db, account)?;
+    db.execute(
+        "DELETE FROM low_balance_alerts WHERE account_id = $1",
+        params![account.get()],
+    )?;
+    if let Some(threshold) = threshold.filter(|&threshold| threshold > 0) {
+        db.execute(
+            "INSERT INTO low_balance_alerts (account_id, threshold, notified) VALUES ($1, $2, 0)",
+            params![account.get(), to_i64(threshold)?],
+        )?;
+    }
+    Ok(())
+}
+
+/// The account's low-balance threshold.
+pub fn low_balance_alert<S: Sql>(db: &mut S, account: AccountId) -> Step<S, Option<u64>> {
+    require_account(db, account)?;
+    let row = db.query_opt(
+        "SELECT threshold FROM low_balance_alerts WHERE account_id = $1",
+        params![account.get()],
+    )?;
+    match row {
+        Some(row) => Ok(Some(to_u64(row.get(0)?)?)),
+        None => Ok(None),
+    }
+}
+
+/// Re-arms the thresholds whose balance is back, then takes (and marks told) those newly
+/// crossed.
+pub fn take_low_balance_alerts<S: Sql>(db: &mut S) -> Step<S, Vec<LowBalance>> {
+    db.execute(
+        "UPDATE low_balance_alerts SET notified = 0
+         WHERE notified = 1 AND threshold <= (SELECT a.credits FROM accounts a
+                                               WHERE a.id = low_balance_alerts.account_id)",
+        params![],
+    )?;
+    let rows = db.query(
+        "SELECT w.account_id, l.email, a.credits, w.threshold
+         FROM low_balance_alerts w
+         JOIN accounts a ON a.id = w.account_id
+         JOIN logins l ON l.account_id = w.account_id
+         WHERE w.notified = 0 AND a.credits < w.threshold
+         ORDER BY w.account_id",
+        params![],
+    )?;
+    let mut crossed = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let account = account_id(row.get(0)?)?;
+        db.execute(
+            "UPDATE low_balance_alerts SET notified = 1 WHERE account_id = $1",
+            params![account.get()],
+        )?;
+        crossed.push(LowBalance {
+            account,
+            email: Email::from_stored(row.get(1)?),
+            balance: to_u64(row.get(2)?)?,
+            threshold: to_u64(row.get(3)?)?,
+        });
+    }
+    Ok(crossed)
 }
 
 /// Closes the account for good; the credits forfeited.

@@ -124,7 +124,8 @@ CREATE TABLE payment_events (
 /// form's one-time token and the key it created, so that sending it again creates nothing;
 /// the index a statement's month of the ledger is read by (`ledger_lines`); and the request
 /// log (`DeveloperStore::record_requests`), pruned by age; and the sign-in address changes
-/// waiting for their confirmation (`DeveloperStore::request_email_change`).
+/// waiting for their confirmation (`DeveloperStore::request_email_change`); and the
+/// low-balance thresholds developers set (`DeveloperStore::take_low_balance_alerts`).
 pub fn accounts_v3_tables(dialect: Dialect) -> String {
     let (int, bytes, id) = types(dialect);
     format!(
@@ -141,6 +142,11 @@ CREATE TABLE email_changes (
     account_id   {int} PRIMARY KEY REFERENCES accounts (id),
     new_email    TEXT NOT NULL,
     requested_at {int} NOT NULL
+);
+CREATE TABLE low_balance_alerts (
+    account_id {int} PRIMARY KEY REFERENCES accounts (id),
+    threshold  {int} NOT NULL CHECK (threshold >= 1),
+    notified   INTEGER NOT NULL DEFAULT 0 CHECK (notified IN (0, 1))
 );
 CREATE TABLE request_log (
     id         {id},

@@ -399,6 +399,36 @@ macro_rules! impl_developer_store {
                 self.write(|db| $crate::accounts::developer::confirm_email_change(db, token, now))
             }
 
+            fn set_low_balance_alert(
+                &self,
+                account: $crate::reexport::forumdex_accounts::AccountId,
+                threshold: ::std::option::Option<u64>,
+            ) -> ::std::result::Result<(), $crate::reexport::forumdex_accounts::DeveloperError>
+            {
+                self.write(|db| {
+                    $crate::accounts::developer::set_low_balance_alert(db, account, threshold)
+                })
+            }
+
+            fn low_balance_alert(
+                &self,
+                account: $crate::reexport::forumdex_accounts::AccountId,
+            ) -> ::std::result::Result<
+                ::std::option::Option<u64>,
+                $crate::reexport::forumdex_accounts::DeveloperError,
+            > {
+                self.read(|db| $crate::accounts::developer::low_balance_alert(db, account))
+            }
+
+            fn take_low_balance_alerts(
+                &self,
+            ) -> ::std::result::Result<
+                ::std::vec::Vec<$crate::reexport::forumdex_accounts::LowBalance>,
+                $crate::reexport::forumdex_accounts::DeveloperError,
+            > {
+                self.write(|db| $crate::accounts::developer::take_low_balance_alerts(db))
+            }
+
             fn close_account(
                 &self,
                 account: $crate::reexport::forumdex_accounts::AccountId,

@@ -705,9 +705,13 @@ async fn top_up(browser: &mut Browser, base: &str, key: &str) -> Result<()> {
         "flash after paying: {flash}"
     );
     browser.screenshot("billing-paid").await?;
-    browser.click("#topups a[href^='/dashboard/billing/receipts/']").await?;
     browser
-        .wait_until_at("a receipt", |at| at.starts_with("/dashboard/billing/receipts/"))
+        .click("#topups a[href^='/dashboard/billing/receipts/']")
+        .await?;
+    browser
+        .wait_until_at("a receipt", |at| {
+            at.starts_with("/dashboard/billing/receipts/")
+        })
         .await?;
     browser.screenshot("receipt").await?;
 
