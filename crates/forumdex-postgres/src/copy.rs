@@ -37,6 +37,10 @@ const ACCOUNT_TABLES: &[&str] = &[
     "usage_daily",
     "topups",
     "payment_events",
+    "key_submissions",
+    "email_changes",
+    "low_balance_alerts",
+    "request_log",
 ];
 
 /// The tables copied from the embedded corpus, parents before children. Its one-row table
@@ -107,7 +111,12 @@ pub fn copy_embedded(data_dir: &Path, pool: &PgPool) -> Result<CopyCounts, CopyE
         }
         let source = open_source(&path)?;
         for table in tables {
-            let copied = copy_table(&source, &path, table, pool)?;
+            // A database written by an older binary lacks the newer tables: nothing to copy.
+            let copied = if has_table(&source, table) {
+                copy_table(&source, &path, table, pool)?
+            } else {
+                0
+            };
             counts.insert((*table).to_owned(), copied);
         }
         if file == "corpus.sqlite" {
@@ -115,6 +124,17 @@ pub fn copy_embedded(data_dir: &Path, pool: &PgPool) -> Result<CopyCounts, CopyE
         }
     }
     Ok(counts)
+}
+
+/// Whether the embedded database has `table`.
+fn has_table(source: &Connection, table: &str) -> bool {
+    source
+        .query_row(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+            [table],
+            |_| Ok(()),
+        )
+        .is_ok()
 }
 
 /// The AVIF objects the embedded corpus of `data_dir` records (their SHA-256 names), to

@@ -62,7 +62,11 @@ impl Cluster {
             env,
         };
         let migrated = cluster.cli("a", &["db", "migrate"]);
-        assert_eq!(migrated["schema_version"], 2, "{migrated}");
+        assert_eq!(
+            migrated["schema_version"],
+            forumdex_postgres::schema::SCHEMA_VERSION,
+            "{migrated}"
+        );
         cluster
     }
 
