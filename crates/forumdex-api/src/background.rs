@@ -20,6 +20,8 @@ const GC_EVERY: Duration = Duration::from_secs(60);
 const USAGE_EVERY: Duration = Duration::from_secs(1);
 /// How often the request log is pruned.
 const PRUNE_EVERY: Duration = Duration::from_secs(600);
+/// How often balances are checked against the developers' low-balance thresholds.
+const ALERT_EVERY: Duration = Duration::from_secs(60);
 
 /// The running background tasks; dropping it stops them.
 #[derive(Debug)]
@@ -49,15 +51,20 @@ impl Drop for Background {
     }
 }
 
-/// Writes the usage counts and the request log every second; prunes the request log at
-/// start and every ten minutes.
+/// Writes the usage counts and the request log every second; mails low-balance alerts every
+/// minute; prunes the request log at start and every ten minutes.
 async fn flush_usage(app: Arc<App>) {
     let mut every = tokio::time::interval(USAGE_EVERY);
     let mut pruned_at: Option<tokio::time::Instant> = None;
+    let mut alerted_at: Option<tokio::time::Instant> = None;
     loop {
         every.tick().await;
         app.usage.flush(&app.developers).await;
         app.request_log.flush(&app.developers).await;
+        if alerted_at.is_none_or(|at| at.elapsed() >= ALERT_EVERY) {
+            forumdex_dashboard::alerts::send_low_balance_alerts(&app.dashboard).await;
+            alerted_at = Some(tokio::time::Instant::now());
+        }
         if pruned_at.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
             let days = app.settings.dashboard.request_log_days;
             request_log::prune(&app.developers, days, app.clock.now()).await;

@@ -12,6 +12,7 @@
 //! - [`mail`]: the mail seam (SMTP, or the outbox folder); [`config`]: settings and credit
 //!   packs.
 
+pub mod alerts;
 pub mod assets;
 pub mod chart;
 pub mod config;
@@ -177,6 +178,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(dashboard: Arc<Dashboard>) -> Ro
         .route("/dashboard/billing", get(billing::page))
         .route("/dashboard/billing/checkout", post(billing::checkout))
         .route("/dashboard/billing/ledger.csv", get(billing::ledger_csv))
+        .route("/dashboard/billing/alert", post(billing::set_alert))
         .route(
             "/dashboard/billing/receipts/{topup_id}",
             get(receipts::page),

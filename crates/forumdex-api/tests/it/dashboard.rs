@@ -1991,3 +1991,79 @@ async fn mailed_link_to(dir: &Path, path: &str) -> String {
     }
     panic!("no mail with {path} arrived");
 }
+
+/// How many outbox mails have `subject`.
+fn mails_with_subject(dir: &Path, subject: &str) -> usize {
+    std::fs::read_dir(dir.join("outbox"))
+        .map(|entries| {
+            entries
+                .filter_map(|entry| std::fs::read_to_string(entry.unwrap().path()).ok())
+                .filter(|text| text.contains(&format!("Subject: {subject}")))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[tokio::test]
+async fn a_low_balance_is_mailed_once_per_crossing_of_the_threshold_set() {
+    let app = app().await;
+    let browser = developer(&app, "thrifty@example.com").await;
+    let (_, secret) = create_key(&app, &browser, "").await;
+    let bad = post(
+        &app,
+        "/dashboard/billing/alert",
+        Some(&browser),
+        &[("csrf", &browser.csrf), ("threshold", "lots")],
+    )
+    .await;
+    assert_eq!(bad.status, 400);
+    let set = post(
+        &app,
+        "/dashboard/billing/alert",
+        Some(&browser),
+        &[("csrf", &browser.csrf), ("threshold", "2")],
+    )
+    .await;
+    assert_eq!(set.status, 303);
+    let billing = get(&app, "/dashboard/billing", Some(&browser)).await;
+    assert!(
+        billing
+            .body
+            .contains("falls below <strong>2</strong> credits"),
+        "{}",
+        billing.body
+    );
+
+    let subject = "Your forumdex balance is low";
+    forumdex_dashboard::alerts::send_low_balance_alerts(&app.app.dashboard).await;
+    assert_eq!(
+        mails_with_subject(app.dir.path(), subject),
+        0,
+        "2 is not below 2"
+    );
+    assert_eq!(app.get(POST, Some(&secret)).await.status(), 200);
+    forumdex_dashboard::alerts::send_low_balance_alerts(&app.app.dashboard).await;
+    assert_eq!(mails_with_subject(app.dir.path(), subject), 1);
+    assert_eq!(app.get(POST, Some(&secret)).await.status(), 200);
+    forumdex_dashboard::alerts::send_low_balance_alerts(&app.app.dashboard).await;
+    assert_eq!(
+        mails_with_subject(app.dir.path(), subject),
+        1,
+        "once per crossing"
+    );
+
+    let off = post(
+        &app,
+        "/dashboard/billing/alert",
+        Some(&browser),
+        &[("csrf", &browser.csrf), ("threshold", "")],
+    )
+    .await;
+    assert_eq!(off.status, 303);
+    let billing = get(&app, "/dashboard/billing", Some(&browser)).await;
+    assert!(
+        billing.body.contains("Off: set a number of credits"),
+        "{}",
+        billing.body
+    );
+}

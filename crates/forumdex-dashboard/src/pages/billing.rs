@@ -35,6 +35,8 @@ pub struct BillingQuery {
     cancelled: Option<String>,
     #[serde(default)]
     month: Option<String>,
+    #[serde(default)]
+    alert: Option<String>,
 }
 
 /// `?month=YYYY-MM` of the ledger's CSV export.
@@ -220,6 +222,61 @@ fn csv_text(text: &str) -> String {
     format!("\"{}\"", defused.replace('"', "\"\""))
 }
 
+/// The low-balance alert form: a threshold in credits (empty or 0: off).
+#[derive(Debug, Deserialize)]
+pub struct AlertForm {
+    csrf: String,
+    #[serde(default)]
+    threshold: String,
+}
+
+/// `POST /dashboard/billing/alert`: sets or turns off the low-balance mail.
+pub async fn set_alert(
+    State(dashboard): State<Arc<Dashboard>>,
+    signed_in: SignedIn,
+    PageForm(form): PageForm<AlertForm>,
+) -> Result<Response, PageError> {
+    signed_in.check_csrf(&form.csrf)?;
+    let threshold = match form.threshold.trim() {
+        "" | "0" => None,
+        text => Some(
+            text.parse::<u64>()
+                .ok()
+                .filter(|&credits| credits <= MAX_ALERT)
+                .ok_or_else(|| {
+                    PageError::BadRequest(format!(
+                        "{text:?} is not a number of credits from 1 to {MAX_ALERT} (empty turns the alert off)."
+                    ))
+                })?,
+        ),
+    };
+    let store = Arc::clone(&dashboard.store);
+    let account = signed_in.account_id;
+    blocking(move || Ok(store.set_low_balance_alert(account, threshold)?)).await?;
+    Ok(Redirect::to("/dashboard/billing?alert=1#alert").into_response())
+}
+
+/// The largest threshold accepted.
+const MAX_ALERT: u64 = 1_000_000_000;
+
+/// The low-balance alert's section.
+fn alert_section(csrf: &str, threshold: Option<u64>) -> Markup {
+    html! {
+        h2 #alert { "Low-balance email" }
+        p { @match threshold {
+            Some(credits) => { "We mail you once when your balance falls below " strong { (credits) } " credits." }
+            None => { "Off: set a number of credits to be mailed once when your balance falls below it." }
+        } }
+        form #alert-form.inline method="post" action="/dashboard/billing/alert" {
+            input type="hidden" name="csrf" value=(csrf);
+            label for="threshold" { "Mail me below (credits; empty: off)" }
+            input #threshold type="number" name="threshold" min="0" max=(MAX_ALERT) inputmode="numeric"
+                value=[threshold];
+            button type="submit" { "Save" }
+        }
+    }
+}
+
 /// The top-up form.
 #[derive(Debug, Deserialize)]
 pub struct CheckoutForm {
@@ -270,15 +327,28 @@ pub async fn page(
     let first = ledger_month(query.month.as_deref(), now)?;
     let store = Arc::clone(&dashboard.store);
     let account = signed_in.account_id;
-    let (balance, topups) =
-        blocking(move || Ok((store.balance(account)?, store.topups(account)?))).await?;
+    let (balance, topups, alert) = blocking(move || {
+        Ok((
+            store.balance(account)?,
+            store.topups(account)?,
+            store.low_balance_alert(account)?,
+        ))
+    })
+    .await?;
     let (ledger, older) = read_ledger(&dashboard, &signed_in, first).await?;
-    let flash = query.topup.and_then(|id| {
-        topups
-            .iter()
-            .find(|topup| topup.id == id)
-            .map(|topup| checkout_flash(topup, query.cancelled.is_some()))
-    });
+    let flash = query
+        .topup
+        .and_then(|id| {
+            topups
+                .iter()
+                .find(|topup| topup.id == id)
+                .map(|topup| checkout_flash(topup, query.cancelled.is_some()))
+        })
+        .or_else(|| {
+            query
+                .alert
+                .map(|_| Flash::Success("Low-balance email saved.".to_owned()))
+        });
     let enabled = dashboard.payments.provider().is_some();
     let content = html! {
         h1 { "Billing" }
@@ -318,6 +388,7 @@ pub async fn page(
                 } }
             } }
         }
+        (alert_section(&signed_in.csrf, alert))
         (ledger_section(&ledger, first, older, now))
     };
     Ok(respond(
