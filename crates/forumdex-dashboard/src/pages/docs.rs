@@ -11,8 +11,8 @@ use maud::{Markup, html};
 use serde_json::{Map, Value};
 
 use openapi::{
-    Group, KEY_VARIABLE, Operation, curl_line, display, groups, needs_key, operations, ref_of,
-    resolve, str_at, str_at_map,
+    Group, KEY_VARIABLE, Operation, curl_line, display, example_value, groups, needs_key,
+    operations, ref_of, resolve, str_at, str_at_map,
 };
 
 /// How deep nested schemas are described (arrays of arrays, objects inside objects).
@@ -65,6 +65,10 @@ fn intro(doc: &Value, base_url: &str) -> Markup {
             (paragraphs(description))
         }
         p { "Base URL: " code { (base_url.trim_end_matches('/')) } }
+        form #try-key-form.inline hidden {
+            label for="try-key" { "Your API key, to try the operations below from this page (kept in this page only; each successful call is charged as usual)" }
+            input #try-key type="password" autocomplete="off" spellcheck="false" placeholder="fdx_live_…";
+        }
     }
 }
 
@@ -196,6 +200,37 @@ fn operation_block(doc: &Value, operation: &Operation<'_>, base_url: &str) -> Ma
             }
             h4 { "Example" }
             pre.curl { code { (curl_line(doc, operation, base_url)) } }
+            @if operation.method == "get" {
+                (try_form(doc, operation, needs_key(doc, op)))
+            }
+        }
+    }
+}
+
+/// The explorer's form of a `GET` operation: its parameters (filled with the example's
+/// values), sent from the page with the key typed at the top (`dashboard.js`); the answer's
+/// status, metering headers and body appear below it, with the curl line of the same call.
+/// Hidden until the script shows it: without scripts the page is the reference alone.
+fn try_form(doc: &Value, operation: &Operation<'_>, with_key: bool) -> Markup {
+    let id = operation_anchor(operation);
+    html! {
+        form.try hidden data-path=(operation.path) data-key=(with_key) aria-label={ "Try " (operation.path) } {
+            h4 { "Try it" }
+            @for parameter in &operation.parameters {
+                @let name = str_at_map(parameter, "name").unwrap_or("");
+                @let input = format!("{id}-{name}");
+                @let required = parameter.get("required") == Some(&Value::Bool(true));
+                label for=(input) { code { (name) } @if required { " (required)" } }
+                input id=(input) type="text" name=(name) data-in=(str_at_map(parameter, "in").unwrap_or("query"))
+                    value=[required.then(|| example_value(doc, parameter))];
+            }
+            button type="submit" { "Send" }
+            div.try-answer hidden {
+                p.try-status role="status" {}
+                pre.try-headers tabindex="0" {}
+                pre.try-body tabindex="0" {}
+                pre.try-curl tabindex="0" {}
+            }
         }
     }
 }
@@ -516,6 +551,30 @@ mod tests {
         }
         assert!(page.contains("Indexed Forum Corpus API"));
         assert!(page.contains("X-API-Key"), "security schemes are listed");
+    }
+
+    #[test]
+    fn every_get_operation_has_an_explorer_form_with_a_labelled_field_per_parameter() {
+        let doc = real_document();
+        let page = render(&doc, "https://api.example.test").into_string();
+        let forms = page.matches("<form class=\"try\" hidden").count();
+        assert_eq!(forms, 11, "one per GET operation");
+        assert!(
+            page.contains("id=\"try-key\""),
+            "one key field for them all"
+        );
+        let post = page
+            .split("id=\"op-getForumPost\"")
+            .nth(1)
+            .expect("the post lookup");
+        assert!(
+            post.contains("<label for=\"op-getForumPost-id\"><code>id</code> (required)</label>"),
+            "{post}"
+        );
+        assert!(
+            post.contains("id=\"op-getForumPost-id\" type=\"text\" name=\"id\" data-in=\"path\"")
+        );
+        assert!(post.contains("data-key=\"true\""), "it sends the key");
     }
 
     #[test]

@@ -717,6 +717,43 @@ async fn top_up(browser: &mut Browser, base: &str, key: &str) -> Result<()> {
 
     let (status, body) = call_api(base, key).await?;
     ensure!(status == 200, "after the top-up: {status} {body}");
+
+    // The explorer on /docs: the same call from the page, with the key typed there.
+    browser.open("/docs").await?;
+    browser.fill("#try-key", key).await?;
+    let form = "#op-getForumPost form.try";
+    browser
+        .fill(&format!("{form} input[name=id]"), "28")
+        .await?;
+    browser
+        .click(&format!("{form} button[type=submit]"))
+        .await?;
+    let start = Instant::now();
+    let status = loop {
+        let status = browser.text(&format!("{form} .try-status")).await?;
+        if status != "Sending…" && !status.is_empty() {
+            break status;
+        }
+        ensure!(
+            start.elapsed() < PATIENCE,
+            "the explorer's call did not finish"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    ensure!(status.starts_with("200"), "the explorer's call: {status}");
+    let headers = browser.text(&format!("{form} .try-headers")).await?;
+    ensure!(
+        headers.contains("x-credits-charged: 1"),
+        "charged as usual: {headers}"
+    );
+    let answer = browser.text(&format!("{form} .try-body")).await?;
+    ensure!(answer.contains("\"post_id\": 28"), "the post: {answer}");
+    let curl = browser.text(&format!("{form} .try-curl")).await?;
+    ensure!(
+        curl.ends_with("/api/v1/posts/28\"") && !curl.contains(key),
+        "the curl line, without the key: {curl}"
+    );
+    browser.screenshot("docs-explorer").await?;
     Ok(())
 }
 
