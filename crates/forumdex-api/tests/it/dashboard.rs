@@ -2067,3 +2067,48 @@ async fn a_low_balance_is_mailed_once_per_crossing_of_the_threshold_set() {
         billing.body
     );
 }
+
+#[tokio::test]
+async fn usage_can_be_read_for_one_key() {
+    let app = app().await;
+    let browser = developer(&app, "twokeys@example.com").await;
+    let (first, first_secret) = create_key(&app, &browser, "").await;
+    let (second, second_secret) = create_key(&app, &browser, "").await;
+    assert_eq!(app.get(POST, Some(&first_secret)).await.status(), 200);
+    assert_eq!(app.get(POST, Some(&second_secret)).await.status(), 200);
+    app.app.usage.flush(&app.app.developers).await;
+
+    let all = get(&app, "/dashboard/usage", Some(&browser)).await;
+    assert!(all.body.contains(&first) && all.body.contains(&second));
+    let one = get(
+        &app,
+        &format!("/dashboard/usage?key={first}"),
+        Some(&browser),
+    )
+    .await;
+    assert_eq!(one.status, 200);
+    let by_key = one.body.split("id=\"by-key\"").nth(1).unwrap();
+    assert!(
+        by_key.contains(&first) && !by_key.contains(&second),
+        "{by_key}"
+    );
+    assert!(
+        one.body
+            .contains(&format!("<option value=\"{first}\" selected>")),
+        "{}",
+        one.body
+    );
+    let csv = get(
+        &app,
+        &format!("/dashboard/usage.csv?key={first}"),
+        Some(&browser),
+    )
+    .await;
+    assert!(
+        csv.body.contains(&first) && !csv.body.contains(&second),
+        "{}",
+        csv.body
+    );
+    let bad = get(&app, "/dashboard/usage?key=nope", Some(&browser)).await;
+    assert_eq!(bad.status, 400);
+}

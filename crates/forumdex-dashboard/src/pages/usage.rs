@@ -5,12 +5,13 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use axum::extract::State;
+use axum::extract::{Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
-use forumdex_accounts::{AccountId, DeveloperStore, UsageCount};
+use forumdex_accounts::{AccountId, DeveloperStore, KeyId, UsageCount};
 use maud::html;
+use serde::Deserialize;
 
 use crate::Dashboard;
 use crate::chart::{DayCalls, calls_chart};
@@ -68,13 +69,47 @@ pub fn calls_since(rows: &[UsageCount], since: NaiveDate) -> u64 {
         .sum()
 }
 
+/// `?key=KEY_ID`: one key's usage only (empty: every key's).
+#[derive(Debug, Default, Deserialize)]
+pub struct UsageQuery {
+    #[serde(default)]
+    key: String,
+}
+
+impl UsageQuery {
+    /// The key asked for, refused when it is not a key id.
+    fn key(&self) -> Result<Option<KeyId>, PageError> {
+        match self.key.as_str() {
+            "" => Ok(None),
+            text => KeyId::parse(text).map(Some).map_err(|_| {
+                PageError::BadRequest(format!(
+                    "{text:?} is not a key id: choose one from the list."
+                ))
+            }),
+        }
+    }
+}
+
+/// The rows of `key` only, when one is asked for.
+fn of_key(rows: Vec<UsageCount>, key: Option<&KeyId>) -> Vec<UsageCount> {
+    match key {
+        Some(key) => rows.into_iter().filter(|row| &row.key_id == key).collect(),
+        None => rows,
+    }
+}
+
 /// `GET /dashboard/usage`.
 pub async fn page(
     State(dashboard): State<Arc<Dashboard>>,
     signed_in: SignedIn,
+    Query(query): Query<UsageQuery>,
 ) -> Result<Response, PageError> {
+    let wanted = query.key()?;
     let now = dashboard.clock.now();
-    let rows = recent_usage(&dashboard, signed_in.account_id, now).await?;
+    let rows = of_key(
+        recent_usage(&dashboard, signed_in.account_id, now).await?,
+        wanted.as_ref(),
+    );
     let store = Arc::clone(&dashboard.store);
     let account = signed_in.account_id;
     let keys = blocking(move || Ok(store.list_keys(account)?)).await?;
@@ -104,8 +139,20 @@ pub async fn page(
     let content = html! {
         h1 { "Usage" }
         p { "Every request made with your keys in the last " (DAYS) " days, by the status it got. Only 200 answers cost a credit." }
+        form #usage-filter.inline method="get" action="/dashboard/usage" {
+            label for="usage-key" { "Key" }
+            select #usage-key name="key" {
+                option value="" selected[wanted.is_none()] { "All keys" }
+                @for key in &keys {
+                    option value=(key.key_id.as_str()) selected[wanted.as_ref() == Some(&key.key_id)] {
+                        (key.name.as_deref().unwrap_or("(unnamed)")) " (" (key.key_id.as_str()) ")"
+                    }
+                }
+            }
+            button type="submit" { "Show" }
+        }
         (calls_chart(&days_by_status(&rows, now)))
-        p { a #csv.button href="/dashboard/usage.csv" download { "Download CSV" } }
+        p { a #csv.button href=(format!("/dashboard/usage.csv?key={}", query.key)) download { "Download CSV" } }
         h2 { "By endpoint" }
         div.table-wrap tabindex="0" { table #by-endpoint {
             thead { tr { th { "Endpoint" } th { "Status" } th.num { "Calls" } } }
@@ -163,13 +210,18 @@ pub fn to_csv(rows: &[UsageCount]) -> String {
     out
 }
 
-/// `GET /dashboard/usage.csv`.
+/// `GET /dashboard/usage.csv` (`?key=KEY_ID`: one key's rows).
 pub async fn csv(
     State(dashboard): State<Arc<Dashboard>>,
     signed_in: SignedIn,
+    Query(query): Query<UsageQuery>,
 ) -> Result<Response, PageError> {
+    let wanted = query.key()?;
     let now = dashboard.clock.now();
-    let rows = recent_usage(&dashboard, signed_in.account_id, now).await?;
+    let rows = of_key(
+        recent_usage(&dashboard, signed_in.account_id, now).await?,
+        wanted.as_ref(),
+    );
     Ok((
         [
             (header::CONTENT_TYPE, "text/csv; charset=utf-8"),
@@ -186,7 +238,6 @@ pub async fn csv(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use forumdex_accounts::KeyId;
 
     #[test]
     fn thirty_days_end_today_and_csv_quotes() {
