@@ -96,14 +96,7 @@ pub async fn page(
             .ended
             .map(|_| Flash::Success("The session was signed out.".to_owned()))
     };
-    render(
-        &dashboard,
-        &signed_in,
-        StatusCode::OK,
-        flash,
-        Errors::default(),
-    )
-    .await
+    render(&dashboard, &signed_in, StatusCode::OK, flash, None).await
 }
 
 async fn render(
@@ -111,13 +104,14 @@ async fn render(
     signed_in: &SignedIn,
     status: StatusCode,
     flash: Option<Flash>,
-    errors: Errors<'_>,
+    refused: Option<(Guarded, &str)>,
 ) -> Result<Response, PageError> {
-    let Errors {
-        password: password_error,
-        email: email_error,
-        delete: delete_error,
-    } = errors;
+    let error_of = |form: Guarded| refused.filter(|(at, _)| *at == form).map(|(_, why)| why);
+    let (password_error, email_error, delete_error) = (
+        error_of(Guarded::Password),
+        error_of(Guarded::Email),
+        error_of(Guarded::Delete),
+    );
     let store = Arc::clone(&dashboard.store);
     let account = signed_in.account_id;
     let (now, idle) = (dashboard.clock.now(), dashboard.config.session_idle);
@@ -147,38 +141,49 @@ async fn render(
     ))
 }
 
-/// What a refused form says, beside its fields.
-#[derive(Debug, Default, Clone, Copy)]
-struct Errors<'a> {
-    /// The password change's.
-    password: Option<&'a str>,
-    /// The address change's.
-    email: Option<&'a str>,
-    /// The deletion's.
-    delete: Option<&'a str>,
+/// A form that asks for the account's password, beside whose fields a refusal is said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Guarded {
+    Password,
+    Email,
+    Delete,
 }
 
-impl<'a> Errors<'a> {
-    fn password(why: &'a str) -> Self {
-        Self {
-            password: Some(why),
-            ..Self::default()
-        }
-    }
+/// The page again, answered `status`, with `why` beside `form`'s fields.
+async fn refuse(
+    dashboard: &Arc<Dashboard>,
+    signed_in: &SignedIn,
+    status: StatusCode,
+    form: Guarded,
+    why: &str,
+) -> Result<Response, PageError> {
+    render(dashboard, signed_in, status, None, Some((form, why))).await
+}
 
-    fn email(why: &'a str) -> Self {
-        Self {
-            email: Some(why),
-            ..Self::default()
-        }
+/// Counts an attempt at a password-guarded form against the sign-in throttle of this
+/// account from this address, so that guessing the password here is as slow as at sign-in:
+/// the bucket to clear once the password proved right, or the page refusing the attempt.
+async fn count_attempt(
+    dashboard: &Arc<Dashboard>,
+    signed_in: &SignedIn,
+    addr: Option<Extension<ClientAddr>>,
+    form: Guarded,
+) -> Result<Result<Bucket, Response>, PageError> {
+    let now = dashboard.clock.now();
+    let bucket = Bucket::Account {
+        email: signed_in.email.to_lowercase(),
+        source: client_key(addr),
+    };
+    if let Err(wait) = dashboard.throttle.check(&bucket, now) {
+        let why = format!(
+            "Too many wrong passwords from your network address. Try again in {}.",
+            describe_wait(wait)
+        );
+        let status = StatusCode::TOO_MANY_REQUESTS;
+        return Ok(Err(refuse(dashboard, signed_in, status, form, &why).await?));
     }
-
-    fn delete(why: &'a str) -> Self {
-        Self {
-            delete: Some(why),
-            ..Self::default()
-        }
-    }
+    dashboard.throttle.record(bucket.clone(), now);
+    Ok(Ok(bucket))
 }
 
 fn delete_section(csrf: &str, balance: u64, error: Option<&str>) -> Markup {
@@ -289,36 +294,21 @@ pub async fn change_password(
     signed_in.check_csrf(&form.csrf)?;
     if let Err(why) = password::check_new(&form.password) {
         let why = format!("{}{}.", why[..1].to_uppercase(), &why[1..]);
-        return render(
+        return refuse(
             &dashboard,
             &signed_in,
             StatusCode::BAD_REQUEST,
-            None,
-            Errors::password(&why),
+            Guarded::Password,
+            &why,
         )
         .await;
     }
-    let now = dashboard.clock.now();
-    let bucket = Bucket::Account {
-        email: signed_in.email.to_lowercase(),
-        source: client_key(addr),
+    let bucket = match count_attempt(&dashboard, &signed_in, addr, Guarded::Password).await? {
+        Ok(bucket) => bucket,
+        Err(refused) => return Ok(refused),
     };
-    if let Err(wait) = dashboard.throttle.check(&bucket, now) {
-        let why = format!(
-            "Too many wrong passwords from your network address. Try again in {}.",
-            describe_wait(wait)
-        );
-        return render(
-            &dashboard,
-            &signed_in,
-            StatusCode::TOO_MANY_REQUESTS,
-            None,
-            Errors::password(&why),
-        )
-        .await;
-    }
-    dashboard.throttle.record(bucket.clone(), now);
     let _hashing = dashboard.hashing().await?;
+    let now = dashboard.clock.now();
     let store = Arc::clone(&dashboard.store);
     let (account, keep) = (signed_in.account_id, signed_in.session);
     let (current, new) = (form.current, form.password);
@@ -340,12 +330,12 @@ pub async fn change_password(
     })
     .await?;
     if !changed {
-        return render(
+        return refuse(
             &dashboard,
             &signed_in,
             StatusCode::BAD_REQUEST,
-            None,
-            Errors::password("The current password is not right; nothing was changed."),
+            Guarded::Password,
+            "The current password is not right; nothing was changed.",
         )
         .await;
     }
@@ -525,40 +515,22 @@ pub async fn delete(
     PageForm(form): PageForm<DeleteForm>,
 ) -> Result<Response, PageError> {
     signed_in.check_csrf(&form.csrf)?;
-    let refuse = |why: &'static str| Errors::delete(why);
     if form.confirm.as_deref() != Some("yes") {
-        let errors = refuse("Tick the box to confirm: nothing was deleted.");
-        return render(
+        return refuse(
             &dashboard,
             &signed_in,
             StatusCode::BAD_REQUEST,
-            None,
-            errors,
+            Guarded::Delete,
+            "Tick the box to confirm: nothing was deleted.",
         )
         .await;
     }
-    let now = dashboard.clock.now();
-    let bucket = Bucket::Account {
-        email: signed_in.email.to_lowercase(),
-        source: client_key(addr),
+    let bucket = match count_attempt(&dashboard, &signed_in, addr, Guarded::Delete).await? {
+        Ok(bucket) => bucket,
+        Err(refused) => return Ok(refused),
     };
-    if let Err(wait) = dashboard.throttle.check(&bucket, now) {
-        let why = format!(
-            "Too many wrong passwords from your network address. Try again in {}.",
-            describe_wait(wait)
-        );
-        let errors = Errors::delete(&why);
-        return render(
-            &dashboard,
-            &signed_in,
-            StatusCode::TOO_MANY_REQUESTS,
-            None,
-            errors,
-        )
-        .await;
-    }
-    dashboard.throttle.record(bucket.clone(), now);
     let _hashing = dashboard.hashing().await?;
+    let now = dashboard.clock.now();
     let store = Arc::clone(&dashboard.store);
     let account = signed_in.account_id;
     let secret = form.password;
@@ -572,13 +544,12 @@ pub async fn delete(
     })
     .await?;
     if !closed {
-        let errors = refuse("The password is not right; nothing was deleted.");
-        return render(
+        return refuse(
             &dashboard,
             &signed_in,
             StatusCode::BAD_REQUEST,
-            None,
-            errors,
+            Guarded::Delete,
+            "The password is not right; nothing was deleted.",
         )
         .await;
     }
@@ -600,49 +571,31 @@ pub async fn change_email(
 ) -> Result<Response, PageError> {
     signed_in.check_csrf(&form.csrf)?;
     let Ok(new) = Email::parse(&form.email) else {
-        let errors = Errors::email("That is not an email address; nothing was changed.");
-        return render(
+        return refuse(
             &dashboard,
             &signed_in,
             StatusCode::BAD_REQUEST,
-            None,
-            errors,
+            Guarded::Email,
+            "That is not an email address; nothing was changed.",
         )
         .await;
     };
     if new.as_str().eq_ignore_ascii_case(&signed_in.email) {
-        let errors = Errors::email("That is already your sign-in address.");
-        return render(
+        return refuse(
             &dashboard,
             &signed_in,
             StatusCode::BAD_REQUEST,
-            None,
-            errors,
+            Guarded::Email,
+            "That is already your sign-in address.",
         )
         .await;
     }
-    let now = dashboard.clock.now();
-    let bucket = Bucket::Account {
-        email: signed_in.email.to_lowercase(),
-        source: client_key(addr),
+    let bucket = match count_attempt(&dashboard, &signed_in, addr, Guarded::Email).await? {
+        Ok(bucket) => bucket,
+        Err(refused) => return Ok(refused),
     };
-    if let Err(wait) = dashboard.throttle.check(&bucket, now) {
-        let why = format!(
-            "Too many wrong passwords from your network address. Try again in {}.",
-            describe_wait(wait)
-        );
-        let errors = Errors::email(&why);
-        return render(
-            &dashboard,
-            &signed_in,
-            StatusCode::TOO_MANY_REQUESTS,
-            None,
-            errors,
-        )
-        .await;
-    }
-    dashboard.throttle.record(bucket.clone(), now);
     let _hashing = dashboard.hashing().await?;
+    let now = dashboard.clock.now();
     let token = session::new_token();
     let link = LinkMail::of(TokenPurpose::ChangeEmail);
     let store = Arc::clone(&dashboard.store);
@@ -663,13 +616,12 @@ pub async fn change_email(
     })
     .await?;
     let Some(free) = outcome else {
-        let errors = Errors::email("The password is not right; nothing was changed.");
-        return render(
+        return refuse(
             &dashboard,
             &signed_in,
             StatusCode::BAD_REQUEST,
-            None,
-            errors,
+            Guarded::Email,
+            "The password is not right; nothing was changed.",
         )
         .await;
     };
