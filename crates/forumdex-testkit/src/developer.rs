@@ -1796,6 +1796,18 @@ pub fn the_request_log_is_per_account_filtered_paged_and_pruned<S: DeveloperStor
         .requests(id, &RequestFilter::default(), 10)
         .expect("requests");
     assert_eq!(left.len(), 1, "only the newer one is kept: {left:?}");
+
+    // A busy minute: many requests in one write, kept in the order they came.
+    let many: Vec<LoggedRequest> = (0..450).map(|i| logged(&b, 200, mins(100 + i))).collect();
+    store.record_requests(&many).expect("record many");
+    let filter = RequestFilter {
+        key: Some(b.clone()),
+        ..RequestFilter::default()
+    };
+    let read = store.requests(id, &filter, 1000).expect("requests");
+    let times: Vec<DateTime<Utc>> = read.iter().rev().map(|r| r.at).collect();
+    let sent: Vec<DateTime<Utc>> = many.iter().map(|r| r.at).collect();
+    assert_eq!(times, sent, "every one, newest first");
     assert!(
         store
             .requests(missing_account(), &RequestFilter::default(), 10)
