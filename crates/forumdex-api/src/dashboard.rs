@@ -22,6 +22,7 @@ fn dashboard_config(settings: &Settings) -> DashboardConfig {
         session_lifetime: Duration::seconds(settings.dashboard.session_lifetime_seconds as i64),
         signup_credits: settings.dashboard.signup_credits,
         request_log_days: settings.dashboard.request_log_days,
+        receipt_seller: settings.dashboard.receipt_seller_lines(),
         credit_packs: settings.payments.credit_packs.clone(),
         rate_limit_per_minute: settings.server.rate_limit_per_minute,
     }

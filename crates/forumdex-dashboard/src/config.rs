@@ -24,6 +24,9 @@ pub struct DashboardConfig {
     pub rate_limit_per_minute: u32,
     /// Days the request log keeps each request (setting `request_log_days`; 0: none).
     pub request_log_days: u32,
+    /// The seller receipts name, line by line (setting `receipt_seller`; empty: the host of
+    /// [`Self::base_url`]).
+    pub receipt_seller: Vec<String>,
 }
 
 impl DashboardConfig {
@@ -35,6 +38,15 @@ impl DashboardConfig {
             Some(slash) => &self.base_url[..after_scheme + slash],
             None => &self.base_url,
         }
+    }
+
+    /// The seller receipts name: [`Self::receipt_seller`], else the host of the base URL.
+    pub fn seller_lines(&self) -> Vec<String> {
+        if !self.receipt_seller.is_empty() {
+            return self.receipt_seller.clone();
+        }
+        let host = self.origin().split("://").nth(1).unwrap_or(self.origin());
+        vec![host.to_owned()]
     }
 
     /// Whether the dashboard is reached over HTTPS (cookies are then `Secure` and
@@ -58,8 +70,10 @@ mod tests {
             credit_packs: vec![],
             rate_limit_per_minute: 120,
             request_log_days: 14,
+            receipt_seller: vec![],
         };
         assert_eq!(config.origin(), "https://api.example.com");
+        assert_eq!(config.seller_lines(), ["api.example.com"]);
         assert!(config.secure());
         config.base_url = "http://127.0.0.1:8080".to_owned();
         assert_eq!(config.origin(), "http://127.0.0.1:8080");

@@ -31,6 +31,11 @@ pub struct DashboardSection {
     /// Default 14, at most 365.
     #[serde(default = "default_request_log_days")]
     pub request_log_days: u32,
+    /// Who receipts name as the seller: the operator's name, postal address, tax number,
+    /// one per line (lines split at a line break or `|`). Default none: receipts name the
+    /// host of `base_url`.
+    #[serde(default)]
+    pub receipt_seller: Option<String>,
 }
 
 fn default_session_idle() -> u64 {
@@ -62,6 +67,16 @@ impl DashboardSection {
         if self.request_log_days > 365 {
             bail!("request_log_days must be at most 365 (0 keeps no request log)");
         }
+        if let Some(seller) = &self.receipt_seller
+            && (seller.trim().is_empty()
+                || seller.chars().count() > 500
+                || seller.chars().any(|c| c.is_control() && c != '\n'))
+        {
+            bail!(
+                "receipt_seller must be 1 to 500 characters of text (lines split at a line \
+                 break or |)"
+            );
+        }
         if let Some(url) = &self.smtp_url
             && !(url.expose().starts_with("smtp://") || url.expose().starts_with("smtps://"))
         {
@@ -69,6 +84,18 @@ impl DashboardSection {
         }
         self.sender(base_url)?;
         Ok(())
+    }
+
+    /// The receipts' seller lines ([`Self::receipt_seller`]), blank lines dropped.
+    pub fn receipt_seller_lines(&self) -> Vec<String> {
+        self.receipt_seller
+            .as_deref()
+            .unwrap_or_default()
+            .split(['\n', '|'])
+            .map(str::trim)
+            .filter(|line| !line.is_empty())
+            .map(str::to_owned)
+            .collect()
     }
 
     /// The sender of the dashboard's mail: `mail_from`, else no-reply at the host name of

@@ -288,6 +288,8 @@ fn bad_values_are_refused_with_the_setting_named() {
         ("FORUMDEX_SESSION_IDLE_SECONDS", "0", "session_idle_seconds"),
         ("FORUMDEX_REQUEST_LOG_DAYS", "366", "request_log_days"),
         ("FORUMDEX_REQUEST_LOG_DAYS", "-1", "request_log_days"),
+        ("FORUMDEX_RECEIPT_SELLER", " ", "receipt_seller"),
+        ("FORUMDEX_RECEIPT_SELLER", "Forumdex\tLtd", "receipt_seller"),
         ("FORUMDEX_MAIL_FROM", "not an address", "mail_from"),
         ("FORUMDEX_SMTP_URL", "http://mail.example.com", "smtp_url"),
         (
@@ -341,9 +343,17 @@ fn every_setting_has_one_section_and_a_variable_derived_from_it() {
             "ops@example.test".to_owned(),
         ),
         ("FORUMDEX_DATA".to_owned(), "/not/a/setting".to_owned()),
+        (
+            "FORUMDEX_RECEIPT_SELLER".to_owned(),
+            "Forumdex Ltd | 1 Example Street, Lisbon |  | VAT PT123".to_owned(),
+        ),
     ];
     let settings = Settings::load(None, env, &[]).unwrap();
     assert_eq!(settings.dashboard.signup_credits, 7);
+    assert_eq!(
+        settings.dashboard.receipt_seller_lines(),
+        ["Forumdex Ltd", "1 Example Street, Lisbon", "VAT PT123"]
+    );
     assert_eq!(settings.crawl.crawl_daily_budget, 9);
     assert_eq!(settings.server.max_concurrent_requests, 3);
     assert_eq!(

@@ -49,6 +49,7 @@ pub async fn page(
     let content = html! {
         h1 { "Receipt " (number(&topup)) }
         dl #receipt {
+            dt { "Sold by" } dd #seller { @for (i, line) in dashboard.config.seller_lines().iter().enumerate() { @if i > 0 { br; } (line) } }
             dt { "Paid" } dd { (when(topup.updated_at)) }
             dt { "Billed to" } dd { (signed_in.email) }
             dt { "Item" } dd { (topup.credits) " forumdex API credits (one per successful request)" }
@@ -108,8 +109,9 @@ pub async fn mail_receipt(dashboard: &Arc<Dashboard>, topup_id: i64) {
 /// The receipt as plain text, with its link.
 fn receipt_text(dashboard: &Dashboard, topup: &Topup, account: AccountId) -> String {
     format!(
-        "Thank you for your payment.\n\nReceipt {}\nPaid: {}\nAccount: {}\nItem: {} forumdex API credits\nAmount: {}\n\nThe receipt to print: {}{}\n\n-- forumdex\n",
+        "Thank you for your payment.\n\nReceipt {}\nSold by: {}\nPaid: {}\nAccount: {}\nItem: {} forumdex API credits\nAmount: {}\n\nThe receipt to print: {}{}\n\n-- forumdex\n",
         number(topup),
+        dashboard.config.seller_lines().join(", "),
         when(topup.updated_at),
         account.get(),
         topup.credits,
