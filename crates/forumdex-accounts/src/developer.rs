@@ -59,6 +59,17 @@ pub struct LoggedRequest {
     pub at: DateTime<Utc>,
 }
 
+/// Logged requests of one UTC hour that were answered with one status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HourCount {
+    /// The hour's first instant.
+    pub hour: DateTime<Utc>,
+    /// The status answered.
+    pub status: u16,
+    /// How many.
+    pub count: u64,
+}
+
 /// Which logged requests [`DeveloperStore::requests`] reads.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RequestFilter {
@@ -152,6 +163,8 @@ pub enum TokenPurpose {
     ResetPassword,
     /// Confirms the new address of a sign-in address change.
     ChangeEmail,
+    /// A sign-in whose password was right, waiting for its second factor (never mailed).
+    SecondFactor,
 }
 
 impl TokenPurpose {
@@ -161,6 +174,7 @@ impl TokenPurpose {
             Self::VerifyEmail => "verify_email",
             Self::ResetPassword => "reset_password",
             Self::ChangeEmail => "change_email",
+            Self::SecondFactor => "second_factor",
         }
     }
 }
@@ -189,6 +203,26 @@ pub struct LowBalance {
     pub balance: u64,
     /// The threshold it fell below.
     pub threshold: u64,
+}
+
+/// An account's two-factor sign-in (RFC 6238 app codes, and single-use recovery codes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TwoFactor {
+    /// The secret the authenticator app shares.
+    pub secret: Vec<u8>,
+    /// When it was turned on.
+    pub enabled_at: DateTime<Utc>,
+    /// The recovery codes not used yet.
+    pub recovery_codes_left: u32,
+}
+
+/// What proves the second factor, at sign-in or before a guarded change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SecondFactor {
+    /// An app code, by the 30-second step it is right for (each step counts once).
+    Step(u64),
+    /// A recovery code, by its hash (each counts once).
+    RecoveryCode(TokenHash),
 }
 
 /// A sign-in address change, once confirmed.
@@ -548,14 +582,15 @@ pub trait DeveloperStore: AccountStore {
         now: DateTime<Utc>,
     ) -> Result<KeyCreation, DeveloperError>;
 
-    /// Whether `consume_token` would accept the token now, without using it up (a link
-    /// checked when it is opened, used when its form is sent).
-    fn token_is_usable(
+    /// The account `consume_token` would answer now, without using the token up (a link
+    /// checked when it is opened, used when its form is sent; a sign-in waiting for its
+    /// second factor).
+    fn token_holder(
         &self,
         purpose: TokenPurpose,
         token: &TokenHash,
         now: DateTime<Utc>,
-    ) -> Result<bool, DeveloperError>;
+    ) -> Result<Option<AccountId>, DeveloperError>;
 
     /// Opens a session expiring at `expires_at` at the latest.
     fn open_session(
@@ -591,7 +626,7 @@ pub trait DeveloperStore: AccountStore {
 
     /// Closes the account for good (its owner deleted it): every key revoked, every session
     /// and emailed token ended, the login removed (the address may sign up again), the
-    /// address forgotten, the request log emptied, and the balance forfeited with a ledger
+    /// address forgotten, the request log and two-factor secret deleted, and the balance forfeited with a ledger
     /// row (the ledger and top-ups stay, as the account of money). Returns the credits
     /// forfeited.
     fn close_account(&self, account: AccountId, now: DateTime<Utc>) -> Result<u64, DeveloperError>;
@@ -629,10 +664,48 @@ pub trait DeveloperStore: AccountStore {
     /// The account's low-balance threshold, if it set one.
     fn low_balance_alert(&self, account: AccountId) -> Result<Option<u64>, DeveloperError>;
 
-    /// In one transaction: the accounts whose balance fell below their threshold since they
-    /// were last told (marked told, so each crossing is told once), after re-arming those
-    /// whose balance is back at or above it.
-    fn take_low_balance_alerts(&self) -> Result<Vec<LowBalance>, DeveloperError>;
+    /// In one transaction: the accounts whose balance fell below their threshold and that
+    /// were not told yet, after re-arming those whose balance is back at or above it.
+    fn due_low_balance_alerts(&self) -> Result<Vec<LowBalance>, DeveloperError>;
+
+    /// Marks `alert` told (once its mail went), so that each crossing is told once; nothing
+    /// when its owner changed the threshold meanwhile.
+    fn mark_low_balance_told(&self, alert: &LowBalance) -> Result<(), DeveloperError>;
+
+    /// The account's two-factor sign-in, when it is on.
+    fn two_factor(&self, account: AccountId) -> Result<Option<TwoFactor>, DeveloperError>;
+
+    /// Turns two-factor sign-in on with `secret`, whose code for `step` the owner just typed
+    /// (that step counts as used), and the hashes of its recovery codes. False, and nothing
+    /// changed, when it is on already.
+    fn enable_two_factor(
+        &self,
+        account: AccountId,
+        secret: &[u8],
+        step: u64,
+        recovery: &[TokenHash],
+        now: DateTime<Utc>,
+    ) -> Result<bool, DeveloperError>;
+
+    /// Turns two-factor sign-in off: its secret and recovery codes are deleted.
+    fn disable_two_factor(&self, account: AccountId) -> Result<(), DeveloperError>;
+
+    /// Replaces the account's recovery codes (the old ones stop working).
+    fn replace_recovery_codes(
+        &self,
+        account: AccountId,
+        recovery: &[TokenHash],
+    ) -> Result<(), DeveloperError>;
+
+    /// Uses `proof` up: true when two-factor sign-in is on and the proof is unused (an app
+    /// code's step later than every step used before; a recovery code not used yet), which
+    /// it is from now on.
+    fn use_second_factor(
+        &self,
+        account: AccountId,
+        proof: &SecondFactor,
+        now: DateTime<Utc>,
+    ) -> Result<bool, DeveloperError>;
 
     /// The account's sessions still open at `now` (not past their absolute expiry, nor idle
     /// for `idle`), the most recently used first.
@@ -738,6 +811,16 @@ pub trait DeveloperStore: AccountStore {
         filter: &RequestFilter,
         limit: u32,
     ) -> Result<Vec<LoggedRequest>, DeveloperError>;
+
+    /// The account's logged requests answered from `from` until `until` (not included),
+    /// counted per UTC hour and status, oldest first; only `key`'s when it is given.
+    fn hourly_requests(
+        &self,
+        account: AccountId,
+        key: Option<&KeyId>,
+        from: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<Vec<HourCount>, DeveloperError>;
 
     /// Deletes the logged requests made before `before`; returns how many.
     fn prune_requests(&self, before: DateTime<Utc>) -> Result<u64, DeveloperError>;

@@ -29,10 +29,10 @@ pub mod wire;
 
 pub use allowlist::{AllowEntry, AllowEntryError, Allowlist};
 pub use developer::{
-    Activity, CheckoutFacts, DeveloperError, DeveloperStore, EmailChange, KeyCreation, LedgerLine,
-    ListedSession, LoggedRequest, Login, LowBalance, NewTopup, PaymentEvent, PaymentEventKind,
-    PaymentOutcome, RequestFilter, Session, TokenHash, TokenPurpose, Topup, TopupStatus,
-    UsageCount,
+    Activity, CheckoutFacts, DeveloperError, DeveloperStore, EmailChange, HourCount, KeyCreation,
+    LedgerLine, ListedSession, LoggedRequest, Login, LowBalance, NewTopup, PaymentEvent,
+    PaymentEventKind, PaymentOutcome, RequestFilter, SecondFactor, Session, TokenHash,
+    TokenPurpose, Topup, TopupStatus, TwoFactor, UsageCount,
 };
 pub use ids::{AccountId, IdParseError, KeyId};
 pub use key::{ApiKey, KeyHash, KeyLifetime, KeyParseError, KeyStatus, LifetimeParseError};

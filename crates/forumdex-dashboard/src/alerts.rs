@@ -12,12 +12,12 @@ use crate::error::blocking;
 use crate::mail::Mail;
 use crate::pages::auth::send;
 
-/// Mails every account whose balance fell below its threshold since it was last told.
-/// Failures are logged (the crossing counts as told: a mail server that is down does not
-/// turn into a mail per minute once it is back).
+/// Mails every account whose balance fell below its threshold since it was last told, and
+/// marks each told once its mail went. A mail that fails is logged and tried again on the
+/// next call, so a mail server that was down costs a delay, not the alert.
 pub async fn send_low_balance_alerts(dashboard: &Arc<Dashboard>) {
     let store = Arc::clone(&dashboard.store);
-    let crossed = match blocking(move || Ok(store.take_low_balance_alerts()?)).await {
+    let crossed = match blocking(move || Ok(store.due_low_balance_alerts()?)).await {
         Ok(crossed) => crossed,
         Err(err) => {
             tracing::warn!(error = %err, "reading low balances failed");
@@ -26,7 +26,13 @@ pub async fn send_low_balance_alerts(dashboard: &Arc<Dashboard>) {
     };
     for low in crossed {
         if let Err(err) = send(dashboard, mail(dashboard, &low)).await {
-            tracing::error!(error = %err, account = low.account.get(), "mailing a low-balance alert failed");
+            tracing::error!(error = %err, account = low.account.get(), "mailing a low-balance alert failed; it is tried again in a minute");
+            continue;
+        }
+        let store = Arc::clone(&dashboard.store);
+        let account = low.account.get();
+        if let Err(err) = blocking(move || Ok(store.mark_low_balance_told(&low)?)).await {
+            tracing::warn!(error = %err, account, "marking a low-balance alert told failed");
         }
     }
 }

@@ -1,17 +1,47 @@
-//! Calls by outcome per day, as an inline SVG stacked bar chart drawn on the server (no
-//! script). Colours come from the stylesheet's `.s200` … `.sother` classes: the
+//! Calls by outcome per day or per hour, as an inline SVG stacked bar chart drawn on the
+//! server (no script). Colours come from the stylesheet's `.s200` … `.sother` classes: the
 //! Content-Security-Policy forbids inline styles.
 
-use chrono::NaiveDate;
+use std::fmt;
+
+use chrono::{DateTime, NaiveDate, Utc};
 use maud::{Markup, html};
 
-/// One day's calls by HTTP status (only the statuses the chart shows are drawn: 200, 402,
-/// 429, 403, 401; others are added to "other").
+/// What one bar covers: a UTC day or a UTC hour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Period {
+    /// A day.
+    Day(NaiveDate),
+    /// The hour starting at this instant.
+    Hour(DateTime<Utc>),
+}
+
+impl Period {
+    /// The x axis's label: `10-22` for a day, `14:00` for an hour.
+    fn short(&self) -> String {
+        match self {
+            Self::Day(day) => day.format("%m-%d").to_string(),
+            Self::Hour(hour) => hour.format("%H:00").to_string(),
+        }
+    }
+}
+
+impl fmt::Display for Period {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Day(day) => write!(f, "{day}"),
+            Self::Hour(hour) => write!(f, "{}", hour.format("%Y-%m-%d %H:00 UTC")),
+        }
+    }
+}
+
+/// One bar: a period's calls by HTTP status (only the statuses the chart shows are drawn:
+/// 200, 402, 429, 403, 401; others are added to "other").
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DayCalls {
-    /// The day (UTC).
-    pub day: NaiveDate,
-    /// Calls that day per status; a status may appear more than once (the counts add up).
+pub struct PeriodCalls {
+    /// The day or hour.
+    pub period: Period,
+    /// Calls then per status; a status may appear more than once (the counts add up).
     pub by_status: Vec<(u16, u64)>,
 }
 
@@ -74,12 +104,15 @@ const LEFT: f64 = 64.0;
 const RIGHT: f64 = 28.0;
 const TOP: f64 = 12.0;
 const BOTTOM: f64 = 36.0;
-/// Every how many days the x axis is labelled (counted back from the last day).
-const X_LABEL_EVERY: usize = 7;
+/// Every how many bars the x axis is labelled (counted back from the last one): about five
+/// labels (every seventh of 30 days, every twelfth of 48 hours).
+fn label_every(bars: usize) -> usize {
+    (bars / 4).max(1)
+}
 
-/// The chart of `days` (one bar each, in the given order; the dashboard passes 30
-/// consecutive days), with its legend below.
-pub fn calls_chart(days: &[DayCalls]) -> Markup {
+/// The chart of `days` (one bar each, in the given order: consecutive days or hours), with
+/// its legend below.
+pub fn calls_chart(days: &[PeriodCalls]) -> Markup {
     let counts: Vec<[u64; 6]> = days.iter().map(bucket).collect();
     let mut series_totals = [0u128; 6];
     for day in &counts {
@@ -113,12 +146,12 @@ pub fn calls_chart(days: &[DayCalls]) -> Markup {
                         rect class=(segment.series.class) x=(round(centre(i) - bar_width / 2.0))
                             y=(round(baseline - segment.top)) width=(bar_width)
                             height=(round(segment.top - segment.bottom)) {
-                            title { (day.day) ": " (segment.count) " × " (segment.series.short_name()) }
+                            title { (day.period) ": " (segment.count) " × " (segment.series.short_name()) }
                         }
                     }
-                    @if (days.len() - 1 - i).is_multiple_of(X_LABEL_EVERY) {
+                    @if (days.len() - 1 - i).is_multiple_of(label_every(days.len())) {
                         text.x-label x=(round(centre(i))) y=(HEIGHT - 8.0) text-anchor="middle" {
-                            (day.day.format("%m-%d"))
+                            (day.period.short())
                         }
                     }
                 }
@@ -171,7 +204,7 @@ fn stack(counts: &[u64; 6], scale: &Scale, plot_height: f64) -> Vec<Segment> {
 }
 
 /// A day's counts in series order.
-fn bucket(day: &DayCalls) -> [u64; 6] {
+fn bucket(day: &PeriodCalls) -> [u64; 6] {
     let mut counts = [0u64; 6];
     for &(status, count) in &day.by_status {
         let index = SERIES
@@ -189,10 +222,10 @@ fn sum(counts: &[u64]) -> u128 {
 }
 
 /// What the chart shows, in words (its accessible name and its tooltip).
-fn summary(days: &[DayCalls], series_totals: &[u128; 6]) -> String {
+fn summary(days: &[PeriodCalls], series_totals: &[u128; 6]) -> String {
     let total: u128 = series_totals.iter().sum();
     let span = match (days.first(), days.last()) {
-        (Some(first), Some(last)) => format!(" from {} to {}", first.day, last.day),
+        (Some(first), Some(last)) => format!(" from {} to {}", first.period, last.period),
         _ => String::new(),
     };
     if total == 0 {
@@ -283,11 +316,11 @@ fn round(value: f64) -> f64 {
 mod tests {
     use super::*;
 
-    fn month(by_status: impl Fn(usize) -> Vec<(u16, u64)>) -> Vec<DayCalls> {
+    fn month(by_status: impl Fn(usize) -> Vec<(u16, u64)>) -> Vec<PeriodCalls> {
         let first = NaiveDate::from_ymd_opt(2026, 10, 22).expect("a date");
         (0..30)
-            .map(|i| DayCalls {
-                day: first + chrono::Days::new(i as u64),
+            .map(|i| PeriodCalls {
+                period: Period::Day(first + chrono::Days::new(i as u64)),
                 by_status: by_status(i),
             })
             .collect()
@@ -320,6 +353,24 @@ mod tests {
         assert_eq!(chart.matches("class=\"x-label\"").count(), 5);
         assert!(chart.contains(">11-20</text>"));
         assert!(chart.contains(">10-23</text>"));
+    }
+
+    #[test]
+    fn hours_are_labelled_by_the_hour() {
+        let start = DateTime::<Utc>::from_timestamp(1_764_288_000, 0).expect("an instant");
+        let hours: Vec<PeriodCalls> = (0..48)
+            .map(|i| PeriodCalls {
+                period: Period::Hour(start + chrono::Duration::hours(i)),
+                by_status: vec![(200, 1)],
+            })
+            .collect();
+        let chart = calls_chart(&hours).into_string();
+        assert_eq!(chart.matches("class=\"x-label\"").count(), 4);
+        assert!(chart.contains(">23:00</text>"), "{chart}");
+        assert!(
+            chart.contains("<title>2025-11-28 00:00 UTC: 1 × 200</title>"),
+            "{chart}"
+        );
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub mod layout;
 pub mod mail;
 pub mod pages;
 pub mod password;
+pub mod second_factor;
 pub mod session;
 pub mod throttle;
 
@@ -133,8 +134,8 @@ pub fn not_found_page(dashboard: &Dashboard) -> axum::response::Response {
 /// is the state type of the router they join.
 pub fn router<S: Clone + Send + Sync + 'static>(dashboard: Arc<Dashboard>) -> Router<S> {
     use pages::{
-        account, activity, auth, billing, keys, overview, public, receipts, requests, usage,
-        webhooks,
+        account, activity, auth, billing, keys, overview, public, receipts, requests, sign_in_code,
+        two_factor, usage, webhooks,
     };
     let pages = Router::new()
         .route("/", get(public::home_page))
@@ -144,6 +145,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(dashboard: Arc<Dashboard>) -> Ro
         .route("/verify", get(auth::verify))
         .route("/verify/resend", post(auth::resend_verification))
         .route("/login", get(auth::login_form).post(auth::login))
+        .route("/login/code", post(sign_in_code::submit))
         .route("/logout", post(auth::logout))
         .route("/logout/everywhere", post(auth::logout_everywhere))
         .route(
@@ -175,6 +177,19 @@ pub fn router<S: Clone + Send + Sync + 'static>(dashboard: Arc<Dashboard>) -> Ro
             post(account::end_session),
         )
         .route("/dashboard/account/export.json", get(account::export))
+        .route("/dashboard/account/two-factor", get(two_factor::page))
+        .route(
+            "/dashboard/account/two-factor/enable",
+            post(two_factor::enable),
+        )
+        .route(
+            "/dashboard/account/two-factor/disable",
+            post(two_factor::disable),
+        )
+        .route(
+            "/dashboard/account/two-factor/recovery",
+            post(two_factor::renew_codes),
+        )
         .route("/dashboard/billing", get(billing::page))
         .route("/dashboard/billing/checkout", post(billing::checkout))
         .route("/dashboard/billing/ledger.csv", get(billing::ledger_csv))

@@ -41,6 +41,8 @@ const ACCOUNT_TABLES: &[&str] = &[
     "email_changes",
     "low_balance_alerts",
     "request_log",
+    "two_factor",
+    "recovery_codes",
 ];
 
 /// The tables copied from the embedded corpus, parents before children. Its one-row table

@@ -21,7 +21,8 @@
 //! Version 2 adds `api_keys.secret_prefix` and the dashboard's tables (see
 //! [`developer`]'s `schema_v2`): logins, login tokens, sessions, activity, daily usage,
 //! top-ups and payment events. Version 3 adds `key_submissions`, the create-key forms
-//! already sent (`forumdex_sql::accounts::schema::accounts_v3_tables`).
+//! already sent (`forumdex_sql::accounts::schema::accounts_v3_tables`). Version 4 adds
+//! two-factor sign-in (`accounts_v4_tables`).
 
 mod developer;
 
@@ -32,7 +33,9 @@ use std::time::Duration;
 use rusqlite::{Connection, TransactionBehavior};
 
 use forumdex_accounts::store::AccountError;
-use forumdex_sql::accounts::schema::{accounts_v3_tables, allowlist_and_ledger_tables};
+use forumdex_sql::accounts::schema::{
+    accounts_v3_tables, accounts_v4_tables, allowlist_and_ledger_tables,
+};
 use forumdex_sql::{Dialect, Failure};
 
 use crate::connect::Setup;
@@ -44,7 +47,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Idle connections kept for reuse; more are opened on demand and closed after use.
 const MAX_IDLE_CONNECTIONS: usize = 8;
 /// The schema version this code writes.
-const SCHEMA_VERSION: i64 = 3;
+const SCHEMA_VERSION: i64 = 4;
 
 /// Version 1: accounts and keys; the allowlists and the ledger follow
 /// (`allowlist_and_ledger_tables`, written once for both backends).
@@ -261,6 +264,10 @@ fn migrate(conn: &mut Connection) -> Result<(), AccountError> {
     }
     if version < 3 {
         tx.execute_batch(&accounts_v3_tables(Dialect::Sqlite))
+            .map_err(AccountError::storage)?;
+    }
+    if version < 4 {
+        tx.execute_batch(&accounts_v4_tables(Dialect::Sqlite))
             .map_err(AccountError::storage)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)

@@ -10,10 +10,10 @@ use forumdex_accounts::developer::{
     CLOSE_OPERATION, REFUND_OPERATION, SIGNUP_OPERATION, TOPUP_OPERATION,
 };
 use forumdex_accounts::{
-    AccountError, AccountId, CheckoutFacts, DeveloperError, DeveloperStore, Email, KeyCreation,
-    KeyId, KeyInfo, LedgerEntry, LedgerLine, LoggedRequest, LowBalance, NewKey, NewTopup,
-    PaymentEvent, PaymentEventKind, PaymentOutcome, RequestFilter, TokenHash, TokenPurpose, Topup,
-    TopupStatus, UsageCount,
+    AccountError, AccountId, CheckoutFacts, DeveloperError, DeveloperStore, Email, HourCount,
+    KeyCreation, KeyId, KeyInfo, LedgerEntry, LedgerLine, LoggedRequest, LowBalance, NewKey,
+    NewTopup, PaymentEvent, PaymentEventKind, PaymentOutcome, RequestFilter, SecondFactor,
+    TokenHash, TokenPurpose, Topup, TopupStatus, UsageCount,
 };
 
 use crate::Fresh;
@@ -38,6 +38,7 @@ macro_rules! developer_store_conformance {
             a_closed_account_keeps_its_ledger_and_nothing_else,
             an_address_change_takes_effect_once_confirmed,
             a_low_balance_is_told_once_per_crossing,
+            two_factor_codes_count_once,
             activity_is_newest_first_per_account,
             usage_sums_into_one_row,
             usage_of_unknown_keys_is_skipped,
@@ -290,38 +291,37 @@ pub fn tokens_are_single_use<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
         .issue_token(purpose, &theirs, other, t0(), mins(60))
         .expect("issue");
 
-    assert!(
-        store
-            .token_is_usable(purpose, &token, mins(1))
-            .expect("peek"),
-        "a fresh token is usable"
+    assert_eq!(
+        store.token_holder(purpose, &token, mins(1)).expect("peek"),
+        Some(id),
+        "a fresh token is usable, and names its account"
     );
-    assert!(
+    assert_eq!(
         store
-            .token_is_usable(purpose, &token, mins(1))
+            .token_holder(purpose, &token, mins(1))
             .expect("peek again"),
+        Some(id),
         "looking does not use it up"
     );
-    assert!(
-        !store
-            .token_is_usable(TokenPurpose::ResetPassword, &token, mins(1))
+    assert_eq!(
+        store
+            .token_holder(TokenPurpose::ResetPassword, &token, mins(1))
             .expect("peek"),
+        None,
         "only for its purpose"
     );
-    assert!(
-        !store
-            .token_is_usable(purpose, &token, mins(60))
-            .expect("peek"),
+    assert_eq!(
+        store.token_holder(purpose, &token, mins(60)).expect("peek"),
+        None,
         "not once expired"
     );
     assert_eq!(
         store.consume_token(purpose, &token, mins(1)).expect("use"),
         Some(id)
     );
-    assert!(
-        !store
-            .token_is_usable(purpose, &token, mins(1))
-            .expect("peek"),
+    assert_eq!(
+        store.token_holder(purpose, &token, mins(1)).expect("peek"),
+        None,
         "not once used"
     );
     assert_eq!(
@@ -802,8 +802,9 @@ pub fn an_address_change_takes_effect_once_confirmed<S: DeveloperStore>(fresh: &
     );
 }
 
-/// A balance falling below the owner's threshold is told once; told again only after it
-/// went back up to the threshold and fell again; no threshold, no alert.
+/// A balance falling below the owner's threshold is due until it is marked told (a mail
+/// that failed is tried again); once told, it is due again only after the balance went back
+/// up to the threshold and fell again; no threshold, no alert.
 pub fn a_low_balance_is_told_once_per_crossing<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
     let store: &dyn DeveloperStore = &fresh.backend();
     let id = developer(store, "dev@example.com");
@@ -822,40 +823,171 @@ pub fn a_low_balance_is_told_once_per_crossing<S: DeveloperStore>(fresh: &Fresh<
                 .expect("charge");
         }
     };
+    let tell = || {
+        let due = store.due_low_balance_alerts().expect("due");
+        for alert in &due {
+            store.mark_low_balance_told(alert).expect("told");
+        }
+        due
+    };
     assert_eq!(store.low_balance_alert(id).expect("read"), Some(5));
-    assert_eq!(store.take_low_balance_alerts().expect("take"), vec![]);
+    assert_eq!(tell(), vec![]);
 
     spend(6);
-    let told = store.take_low_balance_alerts().expect("take");
+    let crossed = LowBalance {
+        account: id,
+        email: email("dev@example.com"),
+        balance: 4,
+        threshold: 5,
+    };
     assert_eq!(
-        told,
-        vec![LowBalance {
-            account: id,
-            email: email("dev@example.com"),
-            balance: 4,
-            threshold: 5
-        }]
+        store.due_low_balance_alerts().expect("due"),
+        vec![crossed.clone()]
     );
     assert_eq!(
-        store.take_low_balance_alerts().expect("again"),
-        vec![],
-        "told once"
+        store.due_low_balance_alerts().expect("due"),
+        vec![crossed.clone()],
+        "due until told (its mail may have failed)"
     );
+    assert_eq!(tell(), vec![crossed]);
+    assert_eq!(tell(), vec![], "told once");
     spend(1);
-    assert_eq!(store.take_low_balance_alerts().expect("lower"), vec![]);
+    assert_eq!(tell(), vec![], "lower still: no second alert");
 
     store.add_credits(id, 10, t0()).expect("top up");
-    assert_eq!(store.take_low_balance_alerts().expect("back up"), vec![]);
+    assert_eq!(tell(), vec![], "back up");
     spend(9);
+    let fell_again = store.due_low_balance_alerts().expect("fell again");
+    assert_eq!(fell_again.len(), 1);
+    store
+        .set_low_balance_alert(id, Some(6))
+        .expect("new threshold");
+    store
+        .mark_low_balance_told(&fell_again[0])
+        .expect("told of the old threshold");
+    let due = store.due_low_balance_alerts().expect("due");
     assert_eq!(
-        store.take_low_balance_alerts().expect("fell again").len(),
-        1
+        (due.len(), due[0].threshold),
+        (1, 6),
+        "telling of the old threshold leaves the new one due"
     );
 
     store.set_low_balance_alert(id, None).expect("clear");
     assert_eq!(store.low_balance_alert(id).expect("read"), None);
     spend(1);
-    assert_eq!(store.take_low_balance_alerts().expect("none"), vec![]);
+    assert_eq!(tell(), vec![]);
+}
+
+/// Two-factor sign-in: turned on once, with the step its setup code was for used; each app
+/// code's step and each recovery code counts once, per account; new recovery codes replace
+/// the old; turning it off (or closing the account) deletes the secret and codes.
+pub fn two_factor_codes_count_once<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let other = developer(store, "other@example.com");
+    let secret = b"twenty bytes secret!".to_vec();
+    let codes = [TokenHash::of("aaaa-bbbb"), TokenHash::of("cccc-dddd")];
+    assert_eq!(store.two_factor(id).expect("read"), None);
+    assert!(
+        !store
+            .use_second_factor(id, &SecondFactor::Step(100), t0())
+            .expect("use"),
+        "off: no proof passes"
+    );
+    assert!(
+        store
+            .enable_two_factor(id, &secret, 100, &codes, t0())
+            .expect("on")
+    );
+    assert!(
+        !store
+            .enable_two_factor(id, b"another secret, longer", 101, &codes, mins(1))
+            .expect("again"),
+        "on once"
+    );
+    let on = store.two_factor(id).expect("read").expect("on");
+    assert_eq!(
+        (on.secret, on.enabled_at, on.recovery_codes_left),
+        (secret, t0(), 2)
+    );
+
+    let step = |n: u64| SecondFactor::Step(n);
+    assert!(
+        !store.use_second_factor(id, &step(100), t0()).expect("use"),
+        "the setup code's step is used"
+    );
+    assert!(store.use_second_factor(id, &step(101), t0()).expect("use"));
+    assert!(
+        !store.use_second_factor(id, &step(101), t0()).expect("use"),
+        "a code counts once"
+    );
+    assert!(
+        !store.use_second_factor(id, &step(99), t0()).expect("use"),
+        "an earlier step never passes again"
+    );
+    assert!(
+        !store
+            .use_second_factor(other, &step(102), t0())
+            .expect("use"),
+        "per account"
+    );
+
+    let code = SecondFactor::RecoveryCode(codes[0].clone());
+    assert!(
+        !store.use_second_factor(other, &code, t0()).expect("use"),
+        "another account's code"
+    );
+    assert!(store.use_second_factor(id, &code, mins(1)).expect("use"));
+    assert!(
+        !store.use_second_factor(id, &code, mins(2)).expect("use"),
+        "a recovery code counts once"
+    );
+    assert_eq!(
+        store
+            .two_factor(id)
+            .expect("read")
+            .expect("on")
+            .recovery_codes_left,
+        1
+    );
+    let fresh_codes = [TokenHash::of("eeee-ffff")];
+    store
+        .replace_recovery_codes(id, &fresh_codes)
+        .expect("replace");
+    assert!(
+        !store
+            .use_second_factor(id, &SecondFactor::RecoveryCode(codes[1].clone()), mins(3))
+            .expect("use"),
+        "old codes stop working"
+    );
+    assert_eq!(
+        store
+            .two_factor(id)
+            .expect("read")
+            .expect("on")
+            .recovery_codes_left,
+        1
+    );
+
+    store.disable_two_factor(id).expect("off");
+    assert_eq!(store.two_factor(id).expect("read"), None);
+    assert!(
+        !store
+            .use_second_factor(
+                id,
+                &SecondFactor::RecoveryCode(fresh_codes[0].clone()),
+                mins(4)
+            )
+            .expect("use"),
+        "off: its codes are gone"
+    );
+    assert!(
+        store
+            .enable_two_factor(id, b"a new secret of twenty", 5, &fresh_codes, mins(5))
+            .expect("on again")
+    );
+    store.close_account(id, mins(6)).expect("close");
+    assert_eq!(store.two_factor(id).expect("read"), None, "closed: deleted");
 }
 
 /// The activity log lists an account's newest lines first, at most `limit` of them.
@@ -1790,6 +1922,31 @@ pub fn the_request_log_is_per_account_filtered_paged_and_pruned<S: DeveloperStor
     };
     let second_page = store.requests(id, &next, 2).expect("page");
     assert_eq!(second_page, all[2..].to_vec());
+
+    let hour = |n: i64, status: u16, count: u64| HourCount {
+        hour: mins(60 * n),
+        status,
+        count,
+    };
+    assert_eq!(
+        store
+            .hourly_requests(id, None, t0(), mins(120))
+            .expect("hourly"),
+        vec![
+            hour(0, 200, 1),
+            hour(0, 402, 1),
+            hour(0, 403, 1),
+            hour(1, 200, 1)
+        ],
+        "per hour and status, the account's own"
+    );
+    assert_eq!(
+        store
+            .hourly_requests(id, Some(&a), t0(), mins(60))
+            .expect("hourly"),
+        vec![hour(0, 200, 1), hour(0, 403, 1)],
+        "one key's, until the range's end"
+    );
 
     assert_eq!(store.prune_requests(mins(5)).expect("prune"), 4);
     let left = store

@@ -14,31 +14,31 @@ use crate::harness::{POST, TestApp};
 
 /// The webhook secret the test provider is configured with.
 const WEBHOOK_SECRET: &str = "whsec_dashboard_tests";
-const PASSWORD: &str = "correct horse battery";
+pub(crate) const PASSWORD: &str = "correct horse battery";
 
 fn config() -> String {
     format!(
-        "payment_provider = \"test\"\nstripe_webhook_secret = \"{WEBHOOK_SECRET}\"\nsignup_credits = 2\ncredit_packs = [\"5:1.00 USD\", \"50:9.00 USD\"]\n"
+        "payment_provider = \"test\"\nstripe_webhook_secret = \"{WEBHOOK_SECRET}\"\nsignup_credits = 2\ncredit_packs = [\"5:1.00 USD\", \"50:9.00 USD\"]\nreceipt_seller = \"Forumdex Ltd | 1 Example Street\"\n"
     )
 }
 
-async fn app() -> TestApp {
+pub(crate) async fn app() -> TestApp {
     TestApp::with_config(&config()).await
 }
 
 /// A signed-in browser: its session cookie and the session's CSRF token.
-struct Browser {
-    cookie: String,
-    csrf: String,
+pub(crate) struct Browser {
+    pub(crate) cookie: String,
+    pub(crate) csrf: String,
 }
 
 /// A response's status, `Location` and body.
-struct Page {
-    status: u16,
-    location: Option<String>,
-    set_cookie: Option<String>,
-    body: String,
-    headers: header::HeaderMap,
+pub(crate) struct Page {
+    pub(crate) status: u16,
+    pub(crate) location: Option<String>,
+    pub(crate) set_cookie: Option<String>,
+    pub(crate) body: String,
+    pub(crate) headers: header::HeaderMap,
 }
 
 async fn read(response: reqwest::Response) -> Page {
@@ -59,7 +59,7 @@ async fn read(response: reqwest::Response) -> Page {
     }
 }
 
-async fn get(app: &TestApp, path: &str, browser: Option<&Browser>) -> Page {
+pub(crate) async fn get(app: &TestApp, path: &str, browser: Option<&Browser>) -> Page {
     let mut request = app.client.get(app.url(path));
     if let Some(browser) = browser {
         request = request.header(header::COOKIE, &browser.cookie);
@@ -67,7 +67,12 @@ async fn get(app: &TestApp, path: &str, browser: Option<&Browser>) -> Page {
     read(app.send(request).await.unwrap()).await
 }
 
-async fn post(app: &TestApp, path: &str, browser: Option<&Browser>, form: &[(&str, &str)]) -> Page {
+pub(crate) async fn post(
+    app: &TestApp,
+    path: &str,
+    browser: Option<&Browser>,
+    form: &[(&str, &str)],
+) -> Page {
     let mut request = app
         .client
         .post(app.url(path))
@@ -92,13 +97,13 @@ fn mail_count(dir: &Path) -> usize {
 }
 
 /// The value of the first `name="csrf"` field.
-fn csrf_in(body: &str) -> String {
+pub(crate) fn csrf_in(body: &str) -> String {
     let start = body.find("name=\"csrf\" value=\"").expect("a csrf field") + 19;
     body[start..start + 64].to_owned()
 }
 
 /// The text of the element with `id`.
-fn text_of(body: &str, id: &str) -> String {
+pub(crate) fn text_of(body: &str, id: &str) -> String {
     let start = body
         .find(&format!("id=\"{id}\""))
         .unwrap_or_else(|| panic!("#{id} in {body}"));
@@ -126,7 +131,7 @@ async fn verify(app: &TestApp) {
     assert_eq!(page.location.as_deref(), Some("/login?verified=1"));
 }
 
-async fn sign_in(app: &TestApp, email: &str, password: &str) -> Browser {
+pub(crate) async fn sign_in(app: &TestApp, email: &str, password: &str) -> Browser {
     let page = post(
         app,
         "/login",
@@ -151,7 +156,7 @@ async fn sign_in(app: &TestApp, email: &str, password: &str) -> Browser {
 }
 
 /// A new verified developer, signed in.
-async fn developer(app: &TestApp, email: &str) -> Browser {
+pub(crate) async fn developer(app: &TestApp, email: &str) -> Browser {
     sign_up(app, email).await;
     verify(app).await;
     sign_in(app, email, PASSWORD).await
@@ -173,7 +178,7 @@ async fn form_token(app: &TestApp, browser: &Browser) -> String {
     page.body[start..start + 64].to_owned()
 }
 
-async fn create_key(app: &TestApp, browser: &Browser, allow: &str) -> (String, String) {
+pub(crate) async fn create_key(app: &TestApp, browser: &Browser, allow: &str) -> (String, String) {
     let form = form_token(app, browser).await;
     let page = post(
         app,
@@ -1950,6 +1955,11 @@ async fn a_paid_top_up_has_a_printable_receipt_that_is_also_mailed() {
         receipt.body
     );
     assert!(receipt.body.contains("9.00 USD"), "{}", receipt.body);
+    assert!(
+        receipt.body.contains("Forumdex Ltd<br>1 Example Street"),
+        "the seller the operator set: {}",
+        receipt.body
+    );
     assert!(
         receipt.body.contains("50 forumdex API credits"),
         "{}",

@@ -21,3 +21,4 @@ mod search;
 mod semantic;
 mod shared_limits;
 mod tls;
+mod two_factor;

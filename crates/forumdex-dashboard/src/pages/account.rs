@@ -8,9 +8,7 @@ use std::sync::Arc;
 use axum::extract::{Extension, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
-use forumdex_accounts::{
-    DeveloperError, DeveloperStore, Email, ListedSession, TokenHash, TokenPurpose,
-};
+use forumdex_accounts::{DeveloperError, DeveloperStore, Email, ListedSession, TokenHash};
 use maud::{Markup, html};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -18,9 +16,10 @@ use serde_json::{Value, json};
 use crate::error::{PageError, PageForm, blocking};
 use crate::layout::{ACCOUNT_TITLE, Flash};
 use crate::mail::Mail;
-use crate::pages::auth::{LinkMail, TokenQuery, redirect_setting, send};
+use crate::pages::auth::{LinkMail, Mailed, TokenQuery, redirect_setting, send};
 use crate::pages::{client_key, respond, when};
 use crate::password;
+use crate::second_factor;
 use crate::session::{self, SignedIn};
 use crate::throttle::{Bucket, describe_wait};
 use crate::{ClientAddr, Dashboard};
@@ -43,6 +42,9 @@ pub struct PasswordForm {
     csrf: String,
     #[serde(default)]
     current: String,
+    /// The two-factor code, when two-factor sign-in is on.
+    #[serde(default)]
+    code: String,
     #[serde(default)]
     password: String,
 }
@@ -53,6 +55,9 @@ pub struct EmailForm {
     csrf: String,
     #[serde(default)]
     password: String,
+    /// The two-factor code, when two-factor sign-in is on.
+    #[serde(default)]
+    code: String,
     #[serde(default)]
     email: String,
 }
@@ -63,6 +68,9 @@ pub struct DeleteForm {
     csrf: String,
     #[serde(default)]
     password: String,
+    /// The two-factor code, when two-factor sign-in is on.
+    #[serde(default)]
+    code: String,
     #[serde(default)]
     confirm: Option<String>,
 }
@@ -115,22 +123,28 @@ async fn render(
     let store = Arc::clone(&dashboard.store);
     let account = signed_in.account_id;
     let (now, idle) = (dashboard.clock.now(), dashboard.config.session_idle);
-    let (sessions, balance) =
-        blocking(move || Ok((store.sessions(account, now, idle)?, store.balance(account)?)))
-            .await?;
+    let (sessions, balance, two_factor) = blocking(move || {
+        Ok((
+            store.sessions(account, now, idle)?,
+            store.balance(account)?,
+            store.two_factor(account)?.is_some(),
+        ))
+    })
+    .await?;
     let content = html! {
         h1 { "Account" }
         dl {
             dt { "Sign-in address" } dd #account-email { (signed_in.email) }
         }
-        (email_section(&signed_in.csrf, email_error))
-        (password_section(&signed_in.csrf, password_error))
+        (two_factor_section(two_factor))
+        (email_section(&signed_in.csrf, two_factor, email_error))
+        (password_section(&signed_in.csrf, two_factor, password_error))
         (sessions_section(&signed_in.csrf, &sessions, &signed_in.session))
         h2 { "Your data" }
         p { "Everything this service keeps about your account: the address, balance, keys "
             "(never their secrets), ledger, top-ups, activity, usage and open sessions." }
         p.actions { a #export.button href="/dashboard/account/export.json" download { "Download as JSON" } }
-        (delete_section(&signed_in.csrf, balance, delete_error))
+        (delete_section(&signed_in.csrf, balance, two_factor, delete_error))
     };
     Ok(respond(
         status,
@@ -160,33 +174,115 @@ async fn refuse(
     render(dashboard, signed_in, status, None, Some((form, why))).await
 }
 
-/// Counts an attempt at a password-guarded form against the sign-in throttle of this
-/// account from this address, so that guessing the password here is as slow as at sign-in:
-/// the bucket to clear once the password proved right, or the page refusing the attempt.
+/// Counts an attempt at a password- or code-guarded form against the sign-in throttle of
+/// this account from this address, so that guessing here is as slow as at sign-in: the
+/// bucket to clear once the attempt proved right, or how long to wait.
+pub(crate) fn attempt_bucket(
+    dashboard: &Dashboard,
+    signed_in: &SignedIn,
+    addr: Option<Extension<ClientAddr>>,
+) -> Result<Bucket, chrono::Duration> {
+    let now = dashboard.clock.now();
+    let bucket = Bucket::Account {
+        email: signed_in.email.to_lowercase(),
+        source: client_key(addr),
+    };
+    dashboard.throttle.check(&bucket, now)?;
+    dashboard.throttle.record(bucket.clone(), now);
+    Ok(bucket)
+}
+
+/// [`attempt_bucket`], or the page refusing the attempt at `form`.
 async fn count_attempt(
     dashboard: &Arc<Dashboard>,
     signed_in: &SignedIn,
     addr: Option<Extension<ClientAddr>>,
     form: Guarded,
 ) -> Result<Result<Bucket, Response>, PageError> {
-    let now = dashboard.clock.now();
-    let bucket = Bucket::Account {
-        email: signed_in.email.to_lowercase(),
-        source: client_key(addr),
-    };
-    if let Err(wait) = dashboard.throttle.check(&bucket, now) {
-        let why = format!(
-            "Too many wrong passwords from your network address. Try again in {}.",
-            describe_wait(wait)
-        );
-        let status = StatusCode::TOO_MANY_REQUESTS;
-        return Ok(Err(refuse(dashboard, signed_in, status, form, &why).await?));
+    match attempt_bucket(dashboard, signed_in, addr) {
+        Ok(bucket) => Ok(Ok(bucket)),
+        Err(wait) => {
+            let why = format!(
+                "Too many wrong passwords or codes from your network address. Try again in {}.",
+                describe_wait(wait)
+            );
+            let status = StatusCode::TOO_MANY_REQUESTS;
+            Ok(Err(refuse(dashboard, signed_in, status, form, &why).await?))
+        }
     }
-    dashboard.throttle.record(bucket.clone(), now);
-    Ok(Ok(bucket))
 }
 
-fn delete_section(csrf: &str, balance: u64, error: Option<&str>) -> Markup {
+/// Why a guarded form was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// The password is not the account's.
+    WrongPassword,
+    /// Two-factor sign-in is on and the code is not right, or was used.
+    WrongCode,
+}
+
+impl Refusal {
+    /// The sentence saying it, ending with what did not happen (`outcome`).
+    pub(crate) fn says(self, outcome: &str) -> String {
+        match self {
+            Self::WrongPassword => format!("The password is not right; {outcome}."),
+            Self::WrongCode => {
+                format!("The two-factor code is not right or was used already; {outcome}.")
+            }
+        }
+    }
+}
+
+/// Checks the account's password, then, when two-factor sign-in is on, `code` (used up when
+/// it passes): `None` when both hold. Hashes a password: hold the hashing permit.
+pub(crate) fn prove(
+    store: &dyn DeveloperStore,
+    account: forumdex_accounts::AccountId,
+    secret: &str,
+    code: &str,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Option<Refusal>, PageError> {
+    let login = store.login(account)?.ok_or(PageError::NotFound)?;
+    if !password::verify(secret, &login.password_hash) {
+        return Ok(Some(Refusal::WrongPassword));
+    }
+    if !second_factor::passes(store, account, code, now)? {
+        return Ok(Some(Refusal::WrongCode));
+    }
+    Ok(None)
+}
+
+/// The two-factor code field of a guarded form, when two-factor sign-in is on.
+fn code_field(form: &str, on: bool, error: Option<&str>) -> Markup {
+    let (invalid, described) = (
+        error.map(|_| "true"),
+        error.map(|_| format!("{form}-error")),
+    );
+    html! {
+        @if on {
+            label for=(format!("{form}-code")) { "Two-factor code (or a recovery code)" }
+            input id=(format!("{form}-code")) type="text" name="code" required autocomplete="one-time-code"
+                spellcheck="false" aria-invalid=[invalid] aria-describedby=[described];
+        }
+    }
+}
+
+fn two_factor_section(on: bool) -> Markup {
+    html! {
+        section.card {
+            h2 { "Two-factor sign-in" }
+            p #two-factor-summary {
+                @if on { "On: signing in asks for a code from your authenticator app." }
+                @else { "Off: signing in asks only for your password." }
+            }
+            p.actions { a.button href="/dashboard/account/two-factor" {
+                @if on { "Manage two-factor sign-in" } @else { "Turn on two-factor sign-in" }
+            } }
+        }
+    }
+}
+
+fn delete_section(csrf: &str, balance: u64, two_factor: bool, error: Option<&str>) -> Markup {
     let (invalid, described) = (error.map(|_| "true"), error.map(|_| "delete-error"));
     html! {
         section.card {
@@ -200,6 +296,7 @@ fn delete_section(csrf: &str, balance: u64, error: Option<&str>) -> Markup {
                 label for="delete-password" { "Your password" }
                 input #delete-password type="password" name="password" required autocomplete="current-password"
                     aria-invalid=[invalid] aria-describedby=[described];
+                (code_field("delete", two_factor, error))
                 label for="delete-confirm" {
                     input #delete-confirm type="checkbox" name="confirm" value="yes" required;
                     " Yes, delete my account and forfeit " (balance) " credits"
@@ -213,7 +310,7 @@ fn delete_section(csrf: &str, balance: u64, error: Option<&str>) -> Markup {
     }
 }
 
-fn email_section(csrf: &str, error: Option<&str>) -> Markup {
+fn email_section(csrf: &str, two_factor: bool, error: Option<&str>) -> Markup {
     let (invalid, described) = (error.map(|_| "true"), error.map(|_| "email-error"));
     html! {
         section.card {
@@ -226,6 +323,7 @@ fn email_section(csrf: &str, error: Option<&str>) -> Markup {
                 label for="email-password" { "Your password" }
                 input #email-password type="password" name="password" required autocomplete="current-password"
                     aria-invalid=[invalid] aria-describedby=[described];
+                (code_field("email", two_factor, error))
                 @if let Some(error) = error {
                     p.field-error #email-error { (error) }
                 }
@@ -236,7 +334,7 @@ fn email_section(csrf: &str, error: Option<&str>) -> Markup {
     }
 }
 
-fn password_section(csrf: &str, error: Option<&str>) -> Markup {
+fn password_section(csrf: &str, two_factor: bool, error: Option<&str>) -> Markup {
     let (invalid, described) = (error.map(|_| "true"), error.map(|_| "password-error"));
     html! {
         section.card {
@@ -249,6 +347,7 @@ fn password_section(csrf: &str, error: Option<&str>) -> Markup {
                 label for="password" { "New password" }
                 input #password type="password" name="password" required autocomplete="new-password"
                     minlength=(password::MIN_CHARS) aria-invalid=[invalid] aria-describedby=[described];
+                (code_field("password", two_factor, error))
                 @if let Some(error) = error {
                     p.field-error #password-error { (error) }
                 }
@@ -311,11 +410,10 @@ pub async fn change_password(
     let now = dashboard.clock.now();
     let store = Arc::clone(&dashboard.store);
     let (account, keep) = (signed_in.account_id, signed_in.session);
-    let (current, new) = (form.current, form.password);
-    let changed = blocking(move || {
-        let login = store.login(account)?.ok_or(PageError::NotFound)?;
-        if !password::verify(&current, &login.password_hash) {
-            return Ok(false);
+    let (current, new, code) = (form.current, form.password, form.code);
+    let refused = blocking(move || {
+        if let Some(refusal) = prove(store.as_ref(), account, &current, &code, now)? {
+            return Ok(Some(refusal));
         }
         let stored = password::hash(&new).map_err(PageError::Internal)?;
         store.set_password(account, &stored)?;
@@ -326,18 +424,18 @@ pub async fn change_password(
             &format!("password changed; {ended} other sessions ended"),
             now,
         )?;
-        Ok(true)
+        Ok(None)
     })
     .await?;
-    if !changed {
-        return refuse(
-            &dashboard,
-            &signed_in,
-            StatusCode::BAD_REQUEST,
-            Guarded::Password,
-            "The current password is not right; nothing was changed.",
-        )
-        .await;
+    if let Some(refusal) = refused {
+        let why = match refusal {
+            Refusal::WrongPassword => {
+                "The current password is not right; nothing was changed.".to_owned()
+            }
+            Refusal::WrongCode => refusal.says("nothing was changed"),
+        };
+        let status = StatusCode::BAD_REQUEST;
+        return refuse(&dashboard, &signed_in, status, Guarded::Password, &why).await;
     }
     dashboard.throttle.clear(&bucket);
     Ok(Redirect::to("/dashboard/account?changed=1").into_response())
@@ -533,25 +631,19 @@ pub async fn delete(
     let now = dashboard.clock.now();
     let store = Arc::clone(&dashboard.store);
     let account = signed_in.account_id;
-    let secret = form.password;
-    let closed = blocking(move || {
-        let login = store.login(account)?.ok_or(PageError::NotFound)?;
-        if !password::verify(&secret, &login.password_hash) {
-            return Ok(false);
+    let (secret, code) = (form.password, form.code);
+    let refused = blocking(move || {
+        if let Some(refusal) = prove(store.as_ref(), account, &secret, &code, now)? {
+            return Ok(Some(refusal));
         }
         store.close_account(account, now)?;
-        Ok(true)
+        Ok(None)
     })
     .await?;
-    if !closed {
-        return refuse(
-            &dashboard,
-            &signed_in,
-            StatusCode::BAD_REQUEST,
-            Guarded::Delete,
-            "The password is not right; nothing was deleted.",
-        )
-        .await;
+    if let Some(refusal) = refused {
+        let why = refusal.says("nothing was deleted");
+        let status = StatusCode::BAD_REQUEST;
+        return refuse(&dashboard, &signed_in, status, Guarded::Delete, &why).await;
     }
     dashboard.throttle.clear(&bucket);
     Ok(redirect_setting(
@@ -597,33 +689,30 @@ pub async fn change_email(
     let _hashing = dashboard.hashing().await?;
     let now = dashboard.clock.now();
     let token = session::new_token();
-    let link = LinkMail::of(TokenPurpose::ChangeEmail);
+    let link = LinkMail::of(Mailed::ChangeEmail);
     let store = Arc::clone(&dashboard.store);
     let (account, secret, hash) = (signed_in.account_id, form.password, TokenHash::of(&token));
-    let address = new.clone();
+    let (address, code) = (new.clone(), form.code);
     let outcome = blocking(move || {
-        let login = store.login(account)?.ok_or(PageError::NotFound)?;
-        if !password::verify(&secret, &login.password_hash) {
-            return Ok(None);
+        if let Some(refusal) = prove(store.as_ref(), account, &secret, &code, now)? {
+            return Ok(Err(refusal));
         }
         match store.request_email_change(account, &address, &hash, now, now + link.lifetime) {
             Ok(()) => {}
-            Err(DeveloperError::EmailTaken) => return Ok(Some(false)),
+            Err(DeveloperError::EmailTaken) => return Ok(Ok(false)),
             Err(err) => return Err(err.into()),
         }
         store.record_activity(account, "email_change_asked", address.as_str(), now)?;
-        Ok(Some(true))
+        Ok(Ok(true))
     })
     .await?;
-    let Some(free) = outcome else {
-        return refuse(
-            &dashboard,
-            &signed_in,
-            StatusCode::BAD_REQUEST,
-            Guarded::Email,
-            "The password is not right; nothing was changed.",
-        )
-        .await;
+    let free = match outcome {
+        Ok(free) => free,
+        Err(refusal) => {
+            let why = refusal.says("nothing was changed");
+            let status = StatusCode::BAD_REQUEST;
+            return refuse(&dashboard, &signed_in, status, Guarded::Email, &why).await;
+        }
     };
     dashboard.throttle.clear(&bucket);
     if free {
@@ -637,7 +726,7 @@ pub async fn change_email(
             ),
         };
         send(&dashboard, notice).await?;
-        let link = LinkMail::of(TokenPurpose::ChangeEmail);
+        let link = LinkMail::of(Mailed::ChangeEmail);
         send(&dashboard, link.mail(&dashboard, &new, &token)).await?;
     }
     Ok(Redirect::to("/dashboard/account?email_sent=1").into_response())

@@ -7,6 +7,7 @@
 //!   open links), its POST does.
 //! - Sign-in checks a password against a decoy hash when the address is unknown, so both
 //!   refusals take as long; failures are throttled per client address and per account.
+//! - An account with two-factor sign-in is asked for its code next ([`sign_in_code`]).
 
 use std::sync::Arc;
 
@@ -14,14 +15,14 @@ use axum::extract::{Extension, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono::Duration;
-use forumdex_accounts::{DeveloperError, Email, TokenHash, TokenPurpose};
+use forumdex_accounts::{AccountId, DeveloperError, Email, TokenHash, TokenPurpose};
 use maud::{Markup, html};
 use serde::Deserialize;
 
 use crate::error::{PageError, PageForm, blocking};
 use crate::layout::Flash;
 use crate::mail::Mail;
-use crate::pages::{CsrfForm, client_key, respond};
+use crate::pages::{CsrfForm, client_key, respond, sign_in_code};
 use crate::session::{self, SignedIn};
 use crate::throttle::{Bucket, describe_wait};
 use crate::{ClientAddr, Dashboard, password};
@@ -134,17 +135,37 @@ fn check_mail_quota(dashboard: &Dashboard, client: &str) -> Result<(), PageError
     Ok(())
 }
 
-/// Issues a token for `purpose` and mails its link.
+/// The tokens mailed as links (a sign-in's second-factor token never is).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mailed {
+    VerifyEmail,
+    ResetPassword,
+    ChangeEmail,
+}
+
+impl Mailed {
+    /// What its token is for.
+    pub(crate) fn purpose(self) -> TokenPurpose {
+        match self {
+            Self::VerifyEmail => TokenPurpose::VerifyEmail,
+            Self::ResetPassword => TokenPurpose::ResetPassword,
+            Self::ChangeEmail => TokenPurpose::ChangeEmail,
+        }
+    }
+}
+
+/// Issues a token for `mailed` and mails its link.
 async fn mail_link(
     dashboard: &Arc<Dashboard>,
     account: forumdex_accounts::AccountId,
     to: &Email,
-    purpose: TokenPurpose,
+    mailed: Mailed,
 ) -> Result<(), PageError> {
+    let purpose = mailed.purpose();
     let token = session::new_token();
     let hash = TokenHash::of(&token);
     let now = dashboard.clock.now();
-    let LinkMail { lifetime, .. } = LinkMail::of(purpose);
+    let LinkMail { lifetime, .. } = LinkMail::of(mailed);
     let store = Arc::clone(&dashboard.store);
     blocking(move || {
         store
@@ -152,7 +173,7 @@ async fn mail_link(
             .map_err(PageError::from)
     })
     .await?;
-    send(dashboard, LinkMail::of(purpose).mail(dashboard, to, &token)).await
+    send(dashboard, LinkMail::of(mailed).mail(dashboard, to, &token)).await
 }
 
 /// The mail that carries a token's link: how long the link works, where it leads, what the
@@ -167,21 +188,21 @@ pub(crate) struct LinkMail {
 
 impl LinkMail {
     /// The link mail of `purpose`.
-    pub(crate) fn of(purpose: TokenPurpose) -> Self {
-        let (lifetime, path, subject, intro) = match purpose {
-            TokenPurpose::VerifyEmail => (
+    pub(crate) fn of(mailed: Mailed) -> Self {
+        let (lifetime, path, subject, intro) = match mailed {
+            Mailed::VerifyEmail => (
                 verify_lifetime(),
                 "/verify",
                 "Confirm your forumdex account",
                 "Confirm your address to start using forumdex: open this link within 24 hours.",
             ),
-            TokenPurpose::ResetPassword => (
+            Mailed::ResetPassword => (
                 reset_lifetime(),
                 "/password/reset",
                 "Reset your forumdex password",
                 "Someone (hopefully you) asked to reset your forumdex password. Open this link within an hour to choose a new one; if it was not you, ignore this mail.",
             ),
-            TokenPurpose::ChangeEmail => (
+            Mailed::ChangeEmail => (
                 verify_lifetime(),
                 "/account/email/confirm",
                 "Confirm your new forumdex sign-in address",
@@ -210,22 +231,21 @@ impl LinkMail {
 /// Mails a `purpose` link to `email` when it has a login that needs one (an unverified one
 /// for verification), after the answer: the answer takes as long whether or not the address
 /// has an account, and says nothing about it. Failures are logged.
-fn mail_in_background(dashboard: Arc<Dashboard>, email: Email, purpose: TokenPurpose) {
+fn mail_in_background(dashboard: Arc<Dashboard>, email: Email, mailed: Mailed) {
     tokio::spawn(async move {
         let store = Arc::clone(&dashboard.store);
         let lookup = email.clone();
         let outcome = async {
             let login = blocking(move || Ok(store.login_by_email(&lookup)?)).await?;
-            let wanted = login.filter(|login| {
-                purpose == TokenPurpose::ResetPassword || login.verified_at.is_none()
-            });
+            let wanted = login
+                .filter(|login| mailed == Mailed::ResetPassword || login.verified_at.is_none());
             match wanted {
-                Some(login) => mail_link(&dashboard, login.account_id, &email, purpose).await,
+                Some(login) => mail_link(&dashboard, login.account_id, &email, mailed).await,
                 None => Ok(()),
             }
         };
         if let Err(err) = outcome.await {
-            tracing::error!(error = %err, purpose = purpose.as_str(), "mailing a link failed");
+            tracing::error!(error = %err, purpose = mailed.purpose().as_str(), "mailing a link failed");
         }
     });
 }
@@ -273,7 +293,7 @@ pub async fn signup(
     })
     .await?;
     match registered {
-        Some(account) => mail_link(&dashboard, account, &email, TokenPurpose::VerifyEmail).await?,
+        Some(account) => mail_link(&dashboard, account, &email, Mailed::VerifyEmail).await?,
         None => {
             let base = &dashboard.config.base_url;
             send(
@@ -367,7 +387,7 @@ pub async fn resend_verification(
         return Ok(Redirect::to("/signup/sent").into_response());
     };
     check_mail_quota(&dashboard, &client_key(addr))?;
-    mail_in_background(dashboard, email, TokenPurpose::VerifyEmail);
+    mail_in_background(dashboard, email, Mailed::VerifyEmail);
     Ok(Redirect::to("/signup/sent").into_response())
 }
 
@@ -515,22 +535,43 @@ pub async fn login(
             html! { (login_content(&form.email, &form.next)) (resend_form()) },
         ));
     }
-    dashboard.throttle.clear(&by_account);
     dashboard.throttle.forget(&by_address, now);
+    let store = Arc::clone(&dashboard.store);
+    let account = login.account_id;
+    if blocking(move || Ok(store.two_factor(account)?))
+        .await?
+        .is_some()
+    {
+        // The account's attempt stays counted until the code passes too, so that a known
+        // password does not buy unlimited guesses at the code.
+        return sign_in_code::ask(&dashboard, account, &form.next).await;
+    }
+    dashboard.throttle.clear(&by_account);
+    start_session(&dashboard, account, &form.next, "signed in").await
+}
+
+/// Opens a session for `account` (its activity line saying `detail`) and sends the browser
+/// on to `next` when it is a local path, else to the dashboard.
+pub(crate) async fn start_session(
+    dashboard: &Dashboard,
+    account: AccountId,
+    next: &str,
+    detail: &'static str,
+) -> Result<Response, PageError> {
+    let now = dashboard.clock.now();
     let token = session::new_token();
     let hash = TokenHash::of(&token);
     let store = Arc::clone(&dashboard.store);
     let expires_at = now + dashboard.config.session_lifetime;
-    let account = login.account_id;
     blocking(move || {
         store.open_session(&hash, account, now, expires_at)?;
-        store.record_activity(account, "sign_in", "signed in", now)?;
+        store.record_activity(account, "sign_in", detail, now)?;
         Ok(())
     })
     .await?;
     Ok(redirect_setting(
-        local_path(&form.next),
-        session::set_cookie(&dashboard, &token),
+        local_path(next),
+        session::set_cookie(dashboard, &token),
     ))
 }
 
@@ -613,7 +654,7 @@ pub async fn forgot(
         return Ok(Redirect::to("/password/sent").into_response());
     };
     check_mail_quota(&dashboard, &client_key(addr))?;
-    mail_in_background(dashboard, email, TokenPurpose::ResetPassword);
+    mail_in_background(dashboard, email, Mailed::ResetPassword);
     Ok(Redirect::to("/password/sent").into_response())
 }
 
@@ -655,9 +696,12 @@ pub async fn reset_form(
     let store = Arc::clone(&dashboard.store);
     let now = dashboard.clock.now();
     let hash = TokenHash::of(&query.token);
-    let usable =
-        blocking(move || Ok(store.token_is_usable(TokenPurpose::ResetPassword, &hash, now)?))
-            .await?;
+    let usable = blocking(move || {
+        Ok(store
+            .token_holder(TokenPurpose::ResetPassword, &hash, now)?
+            .is_some())
+    })
+    .await?;
     if !usable {
         return Ok(expired_link());
     }

@@ -12,6 +12,8 @@ pub mod overview;
 pub mod public;
 pub mod receipts;
 pub mod requests;
+pub mod sign_in_code;
+pub mod two_factor;
 pub mod usage;
 pub mod webhooks;
 

@@ -14,10 +14,10 @@ use forumdex_accounts::rules::{CREDITS_ADD_OPERATION, MintedKey, validate_amount
 use forumdex_accounts::stored::{account_id, corrupt, key_id, millis, to_i64, to_u64};
 use forumdex_accounts::time::from_unix_millis;
 use forumdex_accounts::{
-    AccountError, AccountId, Activity, Allowlist, DeveloperError, Email, EmailChange, KeyId,
-    KeyInfo, LedgerLine, ListedSession, LoggedRequest, Login, LowBalance, NewTopup, PaymentEvent,
-    PaymentOutcome, RequestFilter, Session, TokenHash, TokenPurpose, Topup, TopupStatus,
-    UsageCount,
+    AccountError, AccountId, Activity, Allowlist, DeveloperError, Email, EmailChange, HourCount,
+    KeyId, KeyInfo, LedgerLine, ListedSession, LoggedRequest, Login, LowBalance, NewTopup,
+    PaymentEvent, PaymentOutcome, RequestFilter, SecondFactor, Session, TokenHash, TokenPurpose,
+    Topup, TopupStatus, TwoFactor, UsageCount,
 };
 
 use super::{
@@ -384,19 +384,20 @@ pub fn consume_token<S: Sql>(
 
 /// Whether a token would be accepted now (exists for `purpose`, not expired), without using
 /// it up.
-pub fn token_is_usable<S: Sql>(
+pub fn token_holder<S: Sql>(
     db: &mut S,
     purpose: TokenPurpose,
     token: &TokenHash,
     now: DateTime<Utc>,
-) -> Step<S, bool> {
+) -> Step<S, Option<AccountId>> {
     let row = db.query_opt(
-        "SELECT expires_at FROM login_tokens WHERE token_sha256 = $1 AND purpose = $2",
-        params![token.0.as_slice(), purpose.as_str()],
+        "SELECT account_id FROM login_tokens
+         WHERE token_sha256 = $1 AND purpose = $2 AND expires_at > $3",
+        params![token.0.as_slice(), purpose.as_str(), millis(now)],
     )?;
     match row {
-        Some(row) => Ok(millis(now) < row.get::<i64>(0)?),
-        None => Ok(false),
+        Some(row) => Ok(Some(account_id(row.get(0)?)?)),
+        None => Ok(None),
     }
 }
 
@@ -633,9 +634,8 @@ pub fn low_balance_alert<S: Sql>(db: &mut S, account: AccountId) -> Step<S, Opti
     }
 }
 
-/// Re-arms the thresholds whose balance is back, then takes (and marks told) those newly
-/// crossed.
-pub fn take_low_balance_alerts<S: Sql>(db: &mut S) -> Step<S, Vec<LowBalance>> {
+/// Re-arms the thresholds whose balance is back, then lists those crossed and not told.
+pub fn due_low_balance_alerts<S: Sql>(db: &mut S) -> Step<S, Vec<LowBalance>> {
     db.execute(
         "UPDATE low_balance_alerts SET notified = 0
          WHERE notified = 1 AND threshold <= (SELECT a.credits FROM accounts a
@@ -651,21 +651,118 @@ pub fn take_low_balance_alerts<S: Sql>(db: &mut S) -> Step<S, Vec<LowBalance>> {
          ORDER BY w.account_id",
         params![],
     )?;
-    let mut crossed = Vec::with_capacity(rows.len());
-    for row in &rows {
-        let account = account_id(row.get(0)?)?;
+    rows.iter()
+        .map(|row| {
+            Ok(LowBalance {
+                account: account_id(row.get(0)?)?,
+                email: Email::from_stored(row.get(1)?),
+                balance: to_u64(row.get(2)?)?,
+                threshold: to_u64(row.get(3)?)?,
+            })
+        })
+        .collect()
+}
+
+/// Marks the alert told, unless its threshold changed meanwhile.
+pub fn mark_low_balance_told<S: Sql>(db: &mut S, alert: &LowBalance) -> Step<S, ()> {
+    db.execute(
+        "UPDATE low_balance_alerts SET notified = 1 WHERE account_id = $1 AND threshold = $2",
+        params![alert.account.get(), to_i64(alert.threshold)?],
+    )?;
+    Ok(())
+}
+
+/// The account's two-factor sign-in, when it is on.
+pub fn two_factor<S: Sql>(db: &mut S, account: AccountId) -> Step<S, Option<TwoFactor>> {
+    let Some(row) = db.query_opt(
+        "SELECT secret, enabled_at,
+                (SELECT COUNT(*) FROM recovery_codes r
+                 WHERE r.account_id = t.account_id AND r.used_at IS NULL)
+         FROM two_factor t WHERE account_id = $1",
+        params![account.get()],
+    )?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(TwoFactor {
+        secret: row.get(0)?,
+        enabled_at: from_unix_millis(row.get(1)?),
+        recovery_codes_left: u32::try_from(row.get::<i64>(2)?)
+            .map_err(|_| corrupt("recovery code count"))?,
+    }))
+}
+
+/// Turns two-factor sign-in on unless it is on.
+pub fn enable_two_factor<S: Sql>(
+    db: &mut S,
+    account: AccountId,
+    secret: &[u8],
+    step: u64,
+    recovery: &[TokenHash],
+    now: DateTime<Utc>,
+) -> Step<S, bool> {
+    require_account(db, account)?;
+    let inserted = db.execute(
+        "INSERT INTO two_factor (account_id, secret, enabled_at, last_step)
+         VALUES ($1, $2, $3, $4) ON CONFLICT (account_id) DO NOTHING",
+        params![account.get(), secret, millis(now), to_i64(step)?],
+    )?;
+    if inserted == 0 {
+        return Ok(false);
+    }
+    replace_recovery_codes(db, account, recovery)?;
+    Ok(true)
+}
+
+/// Turns two-factor sign-in off.
+pub fn disable_two_factor<S: Sql>(db: &mut S, account: AccountId) -> Step<S, ()> {
+    for table in ["recovery_codes", "two_factor"] {
         db.execute(
-            "UPDATE low_balance_alerts SET notified = 1 WHERE account_id = $1",
+            &format!("DELETE FROM {table} WHERE account_id = $1"),
             params![account.get()],
         )?;
-        crossed.push(LowBalance {
-            account,
-            email: Email::from_stored(row.get(1)?),
-            balance: to_u64(row.get(2)?)?,
-            threshold: to_u64(row.get(3)?)?,
-        });
     }
-    Ok(crossed)
+    Ok(())
+}
+
+/// Replaces the account's recovery codes.
+pub fn replace_recovery_codes<S: Sql>(
+    db: &mut S,
+    account: AccountId,
+    recovery: &[TokenHash],
+) -> Step<S, ()> {
+    db.execute(
+        "DELETE FROM recovery_codes WHERE account_id = $1",
+        params![account.get()],
+    )?;
+    for code in recovery {
+        db.execute(
+            "INSERT INTO recovery_codes (account_id, code_sha256) VALUES ($1, $2)",
+            params![account.get(), code.0.as_slice()],
+        )?;
+    }
+    Ok(())
+}
+
+/// Uses a second-factor proof up when it is good and unused.
+pub fn use_second_factor<S: Sql>(
+    db: &mut S,
+    account: AccountId,
+    proof: &SecondFactor,
+    now: DateTime<Utc>,
+) -> Step<S, bool> {
+    let used = match proof {
+        SecondFactor::Step(step) => db.execute(
+            "UPDATE two_factor SET last_step = $2 WHERE account_id = $1 AND last_step < $2",
+            params![account.get(), to_i64(*step)?],
+        )?,
+        SecondFactor::RecoveryCode(code) => db.execute(
+            "UPDATE recovery_codes SET used_at = $3
+             WHERE account_id = $1 AND code_sha256 = $2 AND used_at IS NULL",
+            params![account.get(), code.0.as_slice(), millis(now)],
+        )?,
+    };
+    Ok(used == 1)
 }
 
 /// Closes the account for good; the credits forfeited.
@@ -699,6 +796,8 @@ pub fn close_account<S: Sql>(db: &mut S, account: AccountId, now: DateTime<Utc>)
         "logins",
         "request_log",
         "key_submissions",
+        "recovery_codes",
+        "two_factor",
     ] {
         db.execute(
             &format!("DELETE FROM {table} WHERE account_id = $1"),
@@ -1095,6 +1194,42 @@ pub fn requests<S: Sql>(
         });
     }
     Ok(logged)
+}
+
+/// The account's logged requests per UTC hour and status.
+pub fn hourly_requests<S: Sql>(
+    db: &mut S,
+    account: AccountId,
+    key: Option<&KeyId>,
+    from: DateTime<Utc>,
+    until: DateTime<Utc>,
+) -> Step<S, Vec<HourCount>> {
+    const HOUR_MILLIS: i64 = 3_600_000;
+    require_account(db, account)?;
+    let rows = db.query(
+        "SELECT created_at / 3600000, status, COUNT(*)
+         FROM request_log
+         WHERE account_id = $1 AND key_id = COALESCE($2, key_id)
+           AND created_at >= $3 AND created_at < $4
+         GROUP BY created_at / 3600000, status
+         ORDER BY 1, 2",
+        params![
+            account.get(),
+            key.map(KeyId::as_str),
+            millis(from),
+            millis(until)
+        ],
+    )?;
+    rows.iter()
+        .map(|row| {
+            Ok(HourCount {
+                hour: from_unix_millis(row.get::<i64>(0)? * HOUR_MILLIS),
+                status: u16::try_from(row.get::<i64>(1)?)
+                    .map_err(|_| corrupt("a logged status"))?,
+                count: to_u64(row.get(2)?)?,
+            })
+        })
+        .collect()
 }
 
 /// Deletes the logged requests made before `before`; how many.

@@ -165,3 +165,26 @@ CREATE INDEX request_log_by_time ON request_log (created_at);
 "
     )
 }
+
+/// Version 4 of the accounts schema: two-factor sign-in (`DeveloperStore::enable_two_factor`):
+/// each account's shared secret with the last 30-second step a code was accepted for (a
+/// code counts once), and the SHA-256 of its single-use recovery codes.
+pub fn accounts_v4_tables(dialect: Dialect) -> String {
+    let (int, bytes, _) = types(dialect);
+    format!(
+        "
+CREATE TABLE two_factor (
+    account_id {int} PRIMARY KEY REFERENCES accounts (id),
+    secret     {bytes} NOT NULL,
+    enabled_at {int} NOT NULL,
+    last_step  {int} NOT NULL
+);
+CREATE TABLE recovery_codes (
+    account_id  {int} NOT NULL REFERENCES accounts (id),
+    code_sha256 {bytes} NOT NULL,
+    used_at     {int},
+    PRIMARY KEY (account_id, code_sha256)
+);
+"
+    )
+}

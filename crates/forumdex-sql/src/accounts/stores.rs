@@ -310,16 +310,16 @@ macro_rules! impl_developer_store {
                 })
             }
 
-            fn token_is_usable(
+            fn token_holder(
                 &self,
                 purpose: $crate::reexport::forumdex_accounts::TokenPurpose,
                 token: &$crate::reexport::forumdex_accounts::TokenHash,
                 now: $crate::reexport::Instant,
-            ) -> ::std::result::Result<bool, $crate::reexport::forumdex_accounts::DeveloperError>
-            {
-                self.read(|db| {
-                    $crate::accounts::developer::token_is_usable(db, purpose, token, now)
-                })
+            ) -> ::std::result::Result<
+                ::std::option::Option<$crate::reexport::forumdex_accounts::AccountId>,
+                $crate::reexport::forumdex_accounts::DeveloperError,
+            > {
+                self.read(|db| $crate::accounts::developer::token_holder(db, purpose, token, now))
             }
 
             fn open_session(
@@ -420,13 +420,78 @@ macro_rules! impl_developer_store {
                 self.read(|db| $crate::accounts::developer::low_balance_alert(db, account))
             }
 
-            fn take_low_balance_alerts(
+            fn due_low_balance_alerts(
                 &self,
             ) -> ::std::result::Result<
                 ::std::vec::Vec<$crate::reexport::forumdex_accounts::LowBalance>,
                 $crate::reexport::forumdex_accounts::DeveloperError,
             > {
-                self.write(|db| $crate::accounts::developer::take_low_balance_alerts(db))
+                self.write(|db| $crate::accounts::developer::due_low_balance_alerts(db))
+            }
+
+            fn mark_low_balance_told(
+                &self,
+                alert: &$crate::reexport::forumdex_accounts::LowBalance,
+            ) -> ::std::result::Result<(), $crate::reexport::forumdex_accounts::DeveloperError>
+            {
+                self.write(|db| $crate::accounts::developer::mark_low_balance_told(db, alert))
+            }
+
+            fn two_factor(
+                &self,
+                account: $crate::reexport::forumdex_accounts::AccountId,
+            ) -> ::std::result::Result<
+                ::std::option::Option<$crate::reexport::forumdex_accounts::TwoFactor>,
+                $crate::reexport::forumdex_accounts::DeveloperError,
+            > {
+                self.read(|db| $crate::accounts::developer::two_factor(db, account))
+            }
+
+            fn enable_two_factor(
+                &self,
+                account: $crate::reexport::forumdex_accounts::AccountId,
+                secret: &[u8],
+                step: u64,
+                recovery: &[$crate::reexport::forumdex_accounts::TokenHash],
+                now: $crate::reexport::Instant,
+            ) -> ::std::result::Result<bool, $crate::reexport::forumdex_accounts::DeveloperError>
+            {
+                self.write(|db| {
+                    $crate::accounts::developer::enable_two_factor(
+                        db, account, secret, step, recovery, now,
+                    )
+                })
+            }
+
+            fn disable_two_factor(
+                &self,
+                account: $crate::reexport::forumdex_accounts::AccountId,
+            ) -> ::std::result::Result<(), $crate::reexport::forumdex_accounts::DeveloperError>
+            {
+                self.write(|db| $crate::accounts::developer::disable_two_factor(db, account))
+            }
+
+            fn replace_recovery_codes(
+                &self,
+                account: $crate::reexport::forumdex_accounts::AccountId,
+                recovery: &[$crate::reexport::forumdex_accounts::TokenHash],
+            ) -> ::std::result::Result<(), $crate::reexport::forumdex_accounts::DeveloperError>
+            {
+                self.write(|db| {
+                    $crate::accounts::developer::replace_recovery_codes(db, account, recovery)
+                })
+            }
+
+            fn use_second_factor(
+                &self,
+                account: $crate::reexport::forumdex_accounts::AccountId,
+                proof: &$crate::reexport::forumdex_accounts::SecondFactor,
+                now: $crate::reexport::Instant,
+            ) -> ::std::result::Result<bool, $crate::reexport::forumdex_accounts::DeveloperError>
+            {
+                self.write(|db| {
+                    $crate::accounts::developer::use_second_factor(db, account, proof, now)
+                })
             }
 
             fn close_account(
@@ -613,6 +678,21 @@ macro_rules! impl_developer_store {
                 $crate::reexport::forumdex_accounts::DeveloperError,
             > {
                 self.read(|db| $crate::accounts::developer::requests(db, account, filter, limit))
+            }
+
+            fn hourly_requests(
+                &self,
+                account: $crate::reexport::forumdex_accounts::AccountId,
+                key: ::std::option::Option<&$crate::reexport::forumdex_accounts::KeyId>,
+                from: $crate::reexport::Instant,
+                until: $crate::reexport::Instant,
+            ) -> ::std::result::Result<
+                ::std::vec::Vec<$crate::reexport::forumdex_accounts::HourCount>,
+                $crate::reexport::forumdex_accounts::DeveloperError,
+            > {
+                self.read(|db| {
+                    $crate::accounts::developer::hourly_requests(db, account, key, from, until)
+                })
             }
 
             fn prune_requests(
