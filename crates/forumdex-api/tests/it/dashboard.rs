@@ -1076,8 +1076,10 @@ async fn no_page_repeats_an_id_or_skips_a_heading_level() {
         "/dashboard/keys".to_owned(),
         format!("/dashboard/keys/{key_id}"),
         "/dashboard/usage".to_owned(),
+        "/dashboard/usage?by=hour".to_owned(),
         "/dashboard/requests".to_owned(),
         "/dashboard/account".to_owned(),
+        "/dashboard/account/two-factor".to_owned(),
         "/dashboard/billing".to_owned(),
         "/dashboard/activity".to_owned(),
     ] {

@@ -122,7 +122,7 @@ fn setup(signed_in: &SignedIn, secret: &[u8], error: Option<&str>) -> Result<Mar
         }
         figure #qr role="img" aria-label="QR code of your two-factor key" { (PreEscaped(qr)) }
         p { "Key: " code #secret { (encoded) } }
-        p.hint { a href=(uri) { "Open in an authenticator app on this device" } }
+        p { a href=(uri) { "Open in an authenticator app on this device" } }
         form #enable-form.stack method="post" action="/dashboard/account/two-factor/enable" {
             input type="hidden" name="csrf" value=(signed_in.csrf);
             input type="hidden" name="secret" value=(encoded);

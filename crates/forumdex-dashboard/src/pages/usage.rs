@@ -284,25 +284,33 @@ pub async fn page(
         }
     };
     let filter = html! {
-        form #usage-filter.inline method="get" action="/dashboard/usage" {
-            label for="usage-key" { "Key" }
-            select #usage-key name="key" {
-                option value="" selected[view.key.is_none()] { "All keys" }
-                @for key in &keys {
-                    option value=(key.key_id.as_str()) selected[view.key.as_ref() == Some(&key.key_id)] {
-                        (key.name.as_deref().unwrap_or("(unnamed)")) " (" (key.key_id.as_str()) ")"
+        form #usage-filter.filters method="get" action="/dashboard/usage" {
+            div.field {
+                label for="usage-key" { "Key" }
+                select #usage-key name="key" {
+                    option value="" selected[view.key.is_none()] { "All keys" }
+                    @for key in &keys {
+                        option value=(key.key_id.as_str()) selected[view.key.as_ref() == Some(&key.key_id)] {
+                            (key.name.as_deref().unwrap_or("(unnamed)")) " (" (key.key_id.as_str()) ")"
+                        }
                     }
                 }
             }
-            label for="usage-from" { "From" }
-            input #usage-from type="date" name="from" value=(view.from) max=(now.date_naive());
-            label for="usage-to" { "To" }
-            input #usage-to type="date" name="to" value=(view.to) max=(now.date_naive());
-            label for="usage-by" { "By" }
-            select #usage-by name="by" {
-                option value="day" selected[!view.hourly] { "Day" }
-                @if log_days > 0 {
-                    option value="hour" selected[view.hourly] { "Hour" }
+            div.field {
+                label for="usage-from" { "From" }
+                input #usage-from type="date" name="from" value=(view.from) max=(now.date_naive());
+            }
+            div.field {
+                label for="usage-to" { "To" }
+                input #usage-to type="date" name="to" value=(view.to) max=(now.date_naive());
+            }
+            div.field {
+                label for="usage-by" { "By" }
+                select #usage-by name="by" {
+                    option value="day" selected[!view.hourly] { "Day" }
+                    @if log_days > 0 {
+                        option value="hour" selected[view.hourly] { "Hour" }
+                    }
                 }
             }
             button type="submit" { "Show" }

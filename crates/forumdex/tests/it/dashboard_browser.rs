@@ -631,6 +631,9 @@ async fn spend_the_free_credits(browser: &mut Browser, base: &str, key: &str) ->
         browser.client.refresh().await?;
     }
     browser.screenshot("usage").await?;
+    browser.open("/dashboard/usage?by=hour").await?;
+    browser.text("#by-hour").await?;
+    browser.screenshot("usage-hourly").await?;
     browser
         .click("header a[href='/dashboard/requests']")
         .await?;
@@ -660,6 +663,7 @@ async fn spend_the_free_credits(browser: &mut Browser, base: &str, key: &str) ->
         "one session on the account page: {sessions:?}"
     );
     browser.screenshot("account").await?;
+    turn_on_two_factor(browser).await?;
     browser
         .click("header a[href='/dashboard/activity']")
         .await?;
@@ -808,6 +812,49 @@ async fn revoke(browser: &mut Browser, base: &str, key: &str) -> Result<()> {
     Ok(())
 }
 
+/// The code an authenticator app holding `secret` (base 32) shows now.
+fn app_code(secret: &str) -> Result<String> {
+    let bytes = totp_rs::Secret::Encoded(secret.to_owned())
+        .to_bytes()
+        .map_err(|err| anyhow::anyhow!("the page's key {secret:?}: {err:?}"))?;
+    let totp = totp_rs::TOTP::new_unchecked(
+        totp_rs::Algorithm::SHA1,
+        6,
+        1,
+        30,
+        bytes,
+        None,
+        String::new(),
+    );
+    Ok(totp.generate(u64::try_from(chrono::Utc::now().timestamp())?))
+}
+
+/// From the account page: turns two-factor sign-in on with the key the page shows, and sees
+/// the recovery codes once.
+async fn turn_on_two_factor(browser: &mut Browser) -> Result<()> {
+    browser
+        .click("a[href='/dashboard/account/two-factor']")
+        .await?;
+    browser
+        .wait_until_at("/dashboard/account/two-factor", |at| {
+            at == "/dashboard/account/two-factor"
+        })
+        .await?;
+    browser.screenshot("two-factor").await?;
+    let secret = browser.text("#secret").await?;
+    browser.fill("#enable-code", &app_code(&secret)?).await?;
+    browser.fill("#enable-password", PASSWORD).await?;
+    browser
+        .click("form#enable-form button[type=submit]")
+        .await?;
+    let codes = browser.text("#recovery-codes").await?;
+    ensure!(
+        codes.lines().filter(|line| !line.trim().is_empty()).count() == 10,
+        "ten recovery codes: {codes:?}"
+    );
+    browser.screenshot("recovery-codes").await
+}
+
 /// Step 9: sign out from the header; the dashboard asks to sign in again.
 async fn sign_out(browser: &mut Browser) -> Result<()> {
     browser.click("form#logout button[type=submit]").await?;
@@ -821,6 +868,15 @@ async fn sign_out(browser: &mut Browser) -> Result<()> {
         .wait_until_at("/login", |at| at.starts_with("/login?"))
         .await?;
     browser.screenshot("login-again").await?;
+    browser
+        .fill("form#login-form input[name=email]", EMAIL)
+        .await?;
+    browser
+        .fill("form#login-form input[name=password]", PASSWORD)
+        .await?;
+    browser.click("form#login-form button[type=submit]").await?;
+    browser.text("form#code-form").await?;
+    browser.screenshot("login-code").await?;
     browser.open("/password/forgot").await?;
     browser.screenshot("password-forgot").await
 }
