@@ -217,7 +217,7 @@ pub struct TwoFactor {
 }
 
 /// What proves the second factor, at sign-in or before a guarded change.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SecondFactor {
     /// An app code, by the 30-second step it is right for (each step counts once).
     Step(u64),

@@ -932,7 +932,7 @@ pub fn two_factor_codes_count_once<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
         "per account"
     );
 
-    let code = SecondFactor::RecoveryCode(codes[0].clone());
+    let code = SecondFactor::RecoveryCode(codes[0]);
     assert!(
         !store.use_second_factor(other, &code, t0()).expect("use"),
         "another account's code"
@@ -956,7 +956,7 @@ pub fn two_factor_codes_count_once<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
         .expect("replace");
     assert!(
         !store
-            .use_second_factor(id, &SecondFactor::RecoveryCode(codes[1].clone()), mins(3))
+            .use_second_factor(id, &SecondFactor::RecoveryCode(codes[1]), mins(3))
             .expect("use"),
         "old codes stop working"
     );
@@ -973,11 +973,7 @@ pub fn two_factor_codes_count_once<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
     assert_eq!(store.two_factor(id).expect("read"), None);
     assert!(
         !store
-            .use_second_factor(
-                id,
-                &SecondFactor::RecoveryCode(fresh_codes[0].clone()),
-                mins(4)
-            )
+            .use_second_factor(id, &SecondFactor::RecoveryCode(fresh_codes[0]), mins(4))
             .expect("use"),
         "off: its codes are gone"
     );
