@@ -213,6 +213,10 @@ async fn turning_two_factor_on_needs_a_right_code_and_the_password() {
     assert_eq!(text_of(&state.body, "codes-left"), "10");
     let account = get(&app, "/dashboard/account", Some(&browser)).await;
     assert!(text_of(&account.body, "two-factor-summary").starts_with("On"));
+    let export = get(&app, "/dashboard/account/export.json", Some(&browser)).await;
+    let data: serde_json::Value = serde_json::from_str(&export.body).unwrap();
+    assert_eq!(data["two_factor"]["recovery_codes_left"], 10, "{data}");
+    assert!(!export.body.contains(&secret), "never the secret");
 }
 
 #[tokio::test]

@@ -602,6 +602,11 @@ fn account_data(
         "activity": activity,
         "usage": usage,
         "sessions": sessions,
+        // Whether it is on, never its secret or recovery codes.
+        "two_factor": store.two_factor(account)?.map(|on| json!({
+            "enabled_at": time(on.enabled_at),
+            "recovery_codes_left": on.recovery_codes_left,
+        })),
     }))
 }
 
