@@ -140,6 +140,11 @@ pub(crate) async fn sign_in(app: &TestApp, email: &str, password: &str) -> Brows
     )
     .await;
     assert_eq!(page.status, 303, "{}", page.body);
+    signed_in_by(app, page).await
+}
+
+/// The browser a sign-in answer (`page`, a redirect setting the session cookie) signed in.
+pub(crate) async fn signed_in_by(app: &TestApp, page: Page) -> Browser {
     let cookie = page
         .set_cookie
         .expect("a session cookie")

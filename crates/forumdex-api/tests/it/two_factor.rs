@@ -7,7 +7,7 @@ use chrono::Duration;
 use totp_rs::{Algorithm, Secret, TOTP};
 
 use crate::dashboard::{
-    Browser, PASSWORD, Page, app, create_key, csrf_in, developer, get, post, sign_in, text_of,
+    Browser, PASSWORD, Page, app, create_key, developer, get, post, sign_in, signed_in_by, text_of,
 };
 use crate::harness::{POST, TestApp};
 
@@ -79,19 +79,7 @@ async fn second_step(app: &TestApp, pending: &str, code: &str) -> Page {
 async fn signed_in(app: &TestApp, page: Page) -> Browser {
     assert_eq!(page.status, 303, "{}", page.body);
     assert_eq!(page.location.as_deref(), Some("/dashboard/usage"));
-    let cookie = page
-        .set_cookie
-        .expect("a session cookie")
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
-    let mut browser = Browser {
-        cookie,
-        csrf: String::new(),
-    };
-    browser.csrf = csrf_in(&get(app, "/dashboard/keys", Some(&browser)).await.body);
-    browser
+    signed_in_by(app, page).await
 }
 
 /// Turns two-factor sign-in on: the secret and the recovery codes.

@@ -555,13 +555,7 @@ async fn sign_up_and_verify(browser: &mut Browser, server: &Server) -> Result<()
     let flash = browser.text("p.flash.success").await?;
     ensure!(flash.contains("confirmed"), "verified flash: {flash}");
     browser.screenshot("login-verified").await?;
-    browser
-        .fill("form#login-form input[name=email]", EMAIL)
-        .await?;
-    browser
-        .fill("form#login-form input[name=password]", PASSWORD)
-        .await?;
-    browser.click("form#login-form button[type=submit]").await?;
+    sign_in_with_the_form(browser).await?;
     browser
         .wait_until_at("/dashboard", |at| at == "/dashboard")
         .await?;
@@ -812,6 +806,17 @@ async fn revoke(browser: &mut Browser, base: &str, key: &str) -> Result<()> {
     Ok(())
 }
 
+/// Fills the sign-in form with the developer's address and password and sends it.
+async fn sign_in_with_the_form(browser: &Browser) -> Result<()> {
+    browser
+        .fill("form#login-form input[name=email]", EMAIL)
+        .await?;
+    browser
+        .fill("form#login-form input[name=password]", PASSWORD)
+        .await?;
+    browser.click("form#login-form button[type=submit]").await
+}
+
 /// The code an authenticator app holding `secret` (base 32) shows now.
 fn app_code(secret: &str) -> Result<String> {
     let bytes = totp_rs::Secret::Encoded(secret.to_owned())
@@ -868,13 +873,7 @@ async fn sign_out(browser: &mut Browser) -> Result<()> {
         .wait_until_at("/login", |at| at.starts_with("/login?"))
         .await?;
     browser.screenshot("login-again").await?;
-    browser
-        .fill("form#login-form input[name=email]", EMAIL)
-        .await?;
-    browser
-        .fill("form#login-form input[name=password]", PASSWORD)
-        .await?;
-    browser.click("form#login-form button[type=submit]").await?;
+    sign_in_with_the_form(browser).await?;
     browser.text("form#code-form").await?;
     browser.screenshot("login-code").await?;
     browser.open("/password/forgot").await?;
