@@ -25,8 +25,8 @@ use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
 };
 use tantivy::{
-    DocSet, Index, IndexReader, IndexWriter, InvertedIndexReader, ReloadPolicy, Searcher,
-    SegmentMeta, TERMINATED, TantivyDocument, Term,
+    Index, IndexReader, IndexWriter, InvertedIndexReader, ReloadPolicy, Searcher, SegmentMeta,
+    TantivyDocument, Term,
 };
 
 use crate::SearchError;
@@ -66,7 +66,10 @@ const LISTED_POST_IDS: u64 = 2_000_000;
 /// the index of the 1.4M import's English posts).
 const DOCS_PER_LOOKUP: u64 = 2;
 
+mod duplicates;
 mod seed;
+
+use duplicates::CommittedKeys;
 
 /// The fields of every language index.
 #[derive(Debug, Clone, Copy)]
@@ -423,6 +426,7 @@ impl SearchIndexes {
     ) -> Result<(), SearchError> {
         let mut writers: HashMap<String, (Arc<LangIndex>, IndexWriter)> = HashMap::new();
         let mut seen_dups: HashMap<u64, i64> = HashMap::new();
+        let mut committed_keys: HashMap<String, CommittedKeys> = HashMap::new();
         // What the indexes held when the window started (their committed state does not
         // change until the window commits). A replay after a crash between the indexes'
         // commits and the state's rename finds the documents it already added here.
@@ -462,7 +466,8 @@ impl SearchIndexes {
                 };
                 let key = analysis::index_key_for(post.language.as_deref());
                 let target = self.open_index(&key)?;
-                let (doc, hidden) = self.document(post, &target, &mut seen_dups)?;
+                let (doc, hidden) =
+                    self.document(post, &target, &mut seen_dups, &mut committed_keys)?;
                 writer_for(&mut writers, &target)?.add_document(doc)?;
                 report.posts_indexed += 1;
                 report.posts_hidden += u64::from(hidden);
@@ -485,12 +490,15 @@ impl SearchIndexes {
         self.write_state(upto)
     }
 
-    /// The document of `post` and whether it is a hidden (low-quality) reply.
+    /// The document of `post` and whether it is a hidden (low-quality) reply: a duplicate of
+    /// an earlier post of this window (`seen_dups`) or of the target's committed documents
+    /// (`committed_keys`, by index) is.
     fn document(
         &self,
         post: &PostDoc,
         target: &LangIndex,
         seen_dups: &mut HashMap<u64, i64>,
+        committed_keys: &mut HashMap<String, CommittedKeys>,
     ) -> Result<(TantivyDocument, bool), SearchError> {
         let f = &self.fields;
         let text = html_to_text(&post.content_html);
@@ -501,7 +509,15 @@ impl SearchIndexes {
             Some(k) => {
                 let earlier_here = seen_dups.get(&k).is_some_and(|&id| id != post.post_id);
                 seen_dups.entry(k).or_insert(post.post_id);
-                earlier_here || self.duplicate_in(target, k, post.post_id)?
+                earlier_here || {
+                    let keys = match committed_keys.entry(target.key.clone()) {
+                        Entry::Occupied(entry) => entry.into_mut(),
+                        Entry::Vacant(entry) => {
+                            entry.insert(CommittedKeys::of(&target.reader.searcher(), f.dup_key)?)
+                        }
+                    };
+                    keys.held_by_other(&Term::from_field_u64(f.dup_key, k), post.post_id)?
+                }
             }
             None => false,
         };
@@ -552,31 +568,6 @@ impl SearchIndexes {
             doc.add_u64(f.dup_key, k);
         }
         Ok((doc, hidden))
-    }
-
-    /// Whether a committed, live document of another post carries duplicate key `key`: read
-    /// from the postings of the key and the `post_id` column, without running a query (a
-    /// scored query would first sum the field's statistics over every segment).
-    fn duplicate_in(&self, index: &LangIndex, key: u64, post_id: i64) -> Result<bool, SearchError> {
-        let term = Term::from_field_u64(self.fields.dup_key, key);
-        let searcher = index.reader.searcher();
-        for segment in searcher.segment_readers() {
-            let Some(mut postings) = segment
-                .inverted_index(self.fields.dup_key)?
-                .read_postings(&term, IndexRecordOption::Basic)?
-            else {
-                continue;
-            };
-            let post_ids = segment.fast_fields().i64("post_id")?;
-            while postings.doc() != TERMINATED {
-                let doc = postings.doc();
-                if !segment.is_deleted(doc) && post_ids.first(doc) != Some(post_id) {
-                    return Ok(true);
-                }
-                postings.advance();
-            }
-        }
-        Ok(false)
     }
 }
 
