@@ -21,13 +21,7 @@
 # Every figure is one JSON line in $WORK/results.jsonl. Nothing here runs in CI (.ci/run).
 set -euo pipefail
 ROOT=${BENCH_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
-# Run from a copy: bash reads a script as it goes, so editing it mid-run would break the run.
-if [ -z "${BENCH_ROOT:-}" ]; then
-    copy=$(mktemp)
-    cp "$0" "$copy"
-    BENCH_ROOT=$ROOT exec bash "$copy" "$@"
-fi
-cd "$ROOT"
+. "$ROOT/scripts/run_from_copy.sh"
 POSTS=10000000
 TOPIC_POSTS=1000000
 SECS=20

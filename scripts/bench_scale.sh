@@ -32,13 +32,7 @@
 # after its size unless --keep. Nothing here runs in CI (.ci/run).
 set -euo pipefail
 ROOT=${BENCH_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
-# Run from a copy: bash reads a script as it goes, so editing it mid-run would break the run.
-if [ -z "${BENCH_ROOT:-}" ]; then
-    copy=$(mktemp)
-    cp "$0" "$copy"
-    BENCH_ROOT=$ROOT exec bash "$copy" "$@"
-fi
-cd "$ROOT"
+. "$ROOT/scripts/run_from_copy.sh"
 SIZES="2000000 6000000 20000000"
 SECS=15
 WORK=${TMPDIR:-/tmp}/forumdex-bench-scale

@@ -21,14 +21,8 @@
 # node charged as the kill struck, whose answer was lost with the connection, is the only
 # allowed difference, at most one per connection). Nothing here runs in CI (.ci/run).
 set -euo pipefail
-ROOT=${SOAK_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
-# Run from a copy: bash reads a script as it goes, so editing it mid-run would break the run.
-if [ -z "${SOAK_ROOT:-}" ]; then
-    copy=$(mktemp)
-    cp "$0" "$copy"
-    SOAK_ROOT=$ROOT exec bash "$copy" "$@"
-fi
-cd "$ROOT"
+ROOT=${BENCH_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$ROOT/scripts/run_from_copy.sh"
 SHARED=$ROOT/../shared/data
 CORPUS=$SHARED/bitcointalk-1.4m.jsonl.gz
 SAMPLE=$SHARED/bitcointalk-sample.jsonl.gz
