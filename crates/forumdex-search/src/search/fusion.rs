@@ -7,6 +7,9 @@
 //!   `score = 1 / (RRF_K + lexical rank) + w / (RRF_K + semantic rank)`, ranks from 1, a
 //!   leg that did not return the post adding nothing; ties go to the smaller post ID.
 //!   `w` is [`SEMANTIC_WEIGHT`].
+//! - The caller adds [`NAMED_BONUS`] to the score of a post of a thread the query names
+//!   (`super::named`) and sorts again by [`order`]: those come before the other posts that
+//!   do not hold every word.
 
 use std::collections::HashMap;
 
@@ -18,6 +21,9 @@ pub const LEG_DEPTH: usize = 100;
 /// MRR@10 0.132 with 1, 0.159 with 2, 0.164 with 3 without keeping complete matches first
 /// (BENCHMARKS.md, "Semantic search").
 pub const SEMANTIC_WEIGHT: f64 = 2.0;
+/// Added to the fusion score of a post of a thread the query names: more than any fusion
+/// score, so those posts come first (BENCHMARKS.md, "The named thread").
+pub const NAMED_BONUS: f64 = 1.0;
 
 /// One post of the fused order.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -81,9 +87,20 @@ pub fn fuse(
         }
     }
     let mut rest: Vec<Fused> = rest.into_values().collect();
-    rest.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.post_id.cmp(&b.post_id)));
+    rest.sort_by(order);
     fused.extend(rest);
     fused
+}
+
+/// The fused order: complete lexical hits first, in lexical order, then by score, ties to
+/// the smaller post ID.
+pub fn order(a: &Fused, b: &Fused) -> std::cmp::Ordering {
+    match (a.complete, b.complete) {
+        (true, true) => a.lexical.cmp(&b.lexical),
+        (true, false) => std::cmp::Ordering::Less,
+        (false, true) => std::cmp::Ordering::Greater,
+        (false, false) => b.score.total_cmp(&a.score).then(a.post_id.cmp(&b.post_id)),
+    }
 }
 
 #[cfg(test)]

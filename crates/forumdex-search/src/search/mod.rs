@@ -40,6 +40,7 @@ pub mod fusion;
 mod highlight;
 mod intent;
 mod matcher;
+mod named;
 mod nearest;
 mod rerank;
 mod terms;
@@ -62,6 +63,7 @@ pub use rerank::ANSWER_BOOST;
 use crate::SearchError;
 use crate::index::{Fields, LangIndex, SearchIndexes};
 use crate::semantic::Semantic;
+use named::NamedTopics;
 use nearest::Near;
 use rerank::{Candidate, Factors};
 use tiers::{Plan, Signals};
@@ -258,13 +260,14 @@ pub fn search(
         .count();
     let semantic = match indexes.semantic() {
         Some(semantic) if wants_semantic(&query_words, factors, complete) => {
-            semantic_leg(semantic, &targets, &fields, request)?
+            let named = NamedTopics::of(&targets, &fields, &query_words)?;
+            semantic_leg(semantic, &targets, &fields, request, &named)?.map(|near| (near, named))
         }
         _ => None,
     }
-    .filter(|near| !near.is_empty());
+    .filter(|(near, _)| !near.is_empty());
     let (picks, semantic_only) = match &semantic {
-        Some(near) => picks_of_fusion(&best, complete, near),
+        Some((near, named)) => picks_of_fusion(&best, complete, near, named),
         None => (best.iter().map(|c| Pick::Lexical(*c)).collect(), 0),
     };
     let hybrid = semantic.is_some();
@@ -627,6 +630,7 @@ fn semantic_leg(
     targets: &[Target],
     fields: &Fields,
     request: &SearchRequest,
+    named: &NamedTopics,
 ) -> Result<Option<Vec<Near>>, SearchError> {
     let Some(query) = semantic.model().embed_quantised(&request.query) else {
         return Ok(None);
@@ -642,16 +646,35 @@ fn semantic_leg(
         semantic,
         &query,
         filter,
+        named,
         fusion::LEG_DEPTH,
     )?))
 }
 
 /// The fused order of the lexical `best` (whose first `complete` hold every word) and the
-/// semantic leg's `near`, and how many of its posts only the semantic leg found.
-fn picks_of_fusion(best: &[Candidate], complete: usize, near: &[Near]) -> (Vec<Pick>, u64) {
+/// semantic leg's `near`, the posts of the `named` threads first after the complete
+/// matches, and how many of its posts only the semantic leg found.
+fn picks_of_fusion(
+    best: &[Candidate],
+    complete: usize,
+    near: &[Near],
+    named: &NamedTopics,
+) -> (Vec<Pick>, u64) {
     let lexical_ids: Vec<i64> = best.iter().map(|c| c.post_id).collect();
     let near_ids: Vec<i64> = near.iter().map(|n| n.post_id).collect();
-    let fused = fusion::fuse(&lexical_ids, complete, &near_ids, fusion::SEMANTIC_WEIGHT);
+    let mut fused = fusion::fuse(&lexical_ids, complete, &near_ids, fusion::SEMANTIC_WEIGHT);
+    let place = |f: &fusion::Fused| match (f.lexical, f.semantic) {
+        (Some(at), _) => (best[at].at, best[at].address),
+        (None, Some(at)) => (near[at].at, near[at].address),
+        (None, None) => unreachable!("a fused post comes from a leg"),
+    };
+    for f in fused.iter_mut().filter(|f| !f.complete) {
+        let (at, address) = place(f);
+        if named.holds(at, address) {
+            f.score += fusion::NAMED_BONUS;
+        }
+    }
+    fused.sort_by(fusion::order);
     let mut semantic_only = 0;
     let picks = fused
         .into_iter()

@@ -5,17 +5,20 @@
 //! (Hamming distance, 32 bytes a post), then the exact cosine of the [`RESCORED`] closest.
 //! On the 1.4M corpus that is p99 45 ms instead of 87 ms for a whole exact scan, for MRR@10
 //! 0.157 instead of 0.169 on the other-words tuning half (BENCHMARKS.md, "Semantic
-//! search"). A segment not embedded yet contributes nothing.
+//! search"). The posts of the threads the query names ([`NamedTopics`]) are all compared
+//! exactly, and the nearest of them come first. A segment not embedded yet contributes
+//! nothing.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
-use tantivy::{DocAddress, SegmentReader};
+use tantivy::{DocAddress, DocId, SegmentReader};
 
 use super::Target;
 use super::matcher::{Admission, Filter};
+use super::named::NamedTopics;
 use crate::SearchError;
 use crate::index::Fields;
 use crate::semantic::model::dot;
@@ -40,23 +43,38 @@ struct Scan {
 }
 
 impl Scan {
-    /// Offers the segment's admitted documents nearest `query` to `heap` (the `depth`
+    /// Offers the segment's admitted documents nearest `query` to `heaps.all` (the `depth`
     /// nearest are kept), in two passes: the [`RESCORED`] documents whose components'
     /// signs agree most with the query's (Hamming distance of the sign bits), then the
-    /// exact cosine of those.
+    /// exact cosine of those; and every one of `named` (ascending), exactly, to
+    /// `heaps.named`.
     fn run(
         &self,
         segment: &SegmentReader,
         fields: &Fields,
         filter: Filter<'_>,
         query: &QueryVector,
-        depth: usize,
-        heap: &mut BinaryHeap<Kept>,
+        named: &[DocId],
+        heaps: &mut Heaps,
     ) -> Result<(), SearchError> {
         let Some(mut admission) = Admission::of(segment, fields, filter)? else {
             return Ok(());
         };
         let docs = segment.max_doc().min(self.table.len() as u32);
+        if !named.is_empty()
+            && let Some(mut admission) = Admission::of(segment, fields, filter)?
+        {
+            for &doc in named.iter().take_while(|&&doc| doc < docs) {
+                let similarity = self.similarity(doc, query);
+                heaps.named.offer(similarity, || {
+                    admission.admits(doc).then(|| Kept {
+                        similarity,
+                        at: self.at,
+                        address: DocAddress::new(self.ord, doc),
+                    })
+                });
+            }
+        }
         let mut distances: Vec<u16> = Vec::with_capacity(docs as usize);
         let mut histogram = vec![0u32; self.table.sign_words() * 64 + 1];
         for doc in 0..docs {
@@ -88,25 +106,80 @@ impl Scan {
                 continue;
             }
             let doc = doc as u32;
-            let (codes, scale) = self.table.get(doc);
-            let similarity =
-                dot(codes, &query.embedding.codes) as f32 * scale * query.embedding.scale;
-            if similarity <= 0.0 {
-                continue;
-            }
-            let floor = heap.peek().map_or(f32::NEG_INFINITY, |k| k.similarity);
-            if (heap.len() < depth || similarity > floor) && admission.admits(doc) {
-                heap.push(Kept {
+            let similarity = self.similarity(doc, query);
+            heaps.all.offer(similarity, || {
+                admission.admits(doc).then(|| Kept {
                     similarity,
                     at: self.at,
                     address: DocAddress::new(self.ord, doc),
-                });
-                if heap.len() > depth {
-                    heap.pop();
-                }
-            }
+                })
+            });
         }
         Ok(())
+    }
+
+    /// The cosine of `doc`'s vector and the query's (0 without a vector).
+    fn similarity(&self, doc: DocId, query: &QueryVector) -> f32 {
+        let (codes, scale) = self.table.get(doc);
+        dot(codes, &query.embedding.codes) as f32 * scale * query.embedding.scale
+    }
+}
+
+/// The nearest documents kept so far: `depth` at most, the worst on top.
+struct Nearest {
+    depth: usize,
+    heap: BinaryHeap<Kept>,
+}
+
+impl Nearest {
+    fn new(depth: usize) -> Self {
+        Self {
+            depth,
+            heap: BinaryHeap::with_capacity(depth + 1),
+        }
+    }
+
+    /// Keeps what `admitted` gives (`None`: the document may not be returned) when
+    /// `similarity` is positive and among the `depth` best; `admitted` is only called then.
+    fn offer(&mut self, similarity: f32, admitted: impl FnOnce() -> Option<Kept>) {
+        if similarity <= 0.0 {
+            return;
+        }
+        let floor = self.heap.peek().map_or(f32::NEG_INFINITY, |k| k.similarity);
+        if self.heap.len() >= self.depth && similarity <= floor {
+            return;
+        }
+        if let Some(kept) = admitted() {
+            self.heap.push(kept);
+            if self.heap.len() > self.depth {
+                self.heap.pop();
+            }
+        }
+    }
+
+    /// Keeps the best of both (ties to the earlier document, whatever the order of merging).
+    fn merge(&mut self, other: Nearest) {
+        for kept in other.heap {
+            self.heap.push(kept);
+            if self.heap.len() > self.depth {
+                self.heap.pop();
+            }
+        }
+    }
+}
+
+/// The nearest of every post and of the posts of the named threads.
+struct Heaps {
+    all: Nearest,
+    named: Nearest,
+}
+
+impl Heaps {
+    fn new(depth: usize) -> Self {
+        Self {
+            all: Nearest::new(depth),
+            named: Nearest::new(depth),
+        }
     }
 }
 
@@ -161,15 +234,18 @@ impl Ord for Kept {
     }
 }
 
-/// The `depth` posts of `targets` nearest `query`, nearest first (ties by post ID); a post
-/// at a right angle to the query or further is unrelated and never returned. Segments are
-/// scanned on up to [`SCAN_THREADS`] threads when there are enough documents to share.
-pub fn nearest(
+/// The `depth` posts of the `named` threads nearest `query`, nearest first, then the
+/// `depth` posts of `targets` nearest it that are not among those, nearest first (ties by
+/// post ID); a post at a right angle to the query or further is unrelated and never
+/// returned. Segments are scanned on up to [`SCAN_THREADS`] threads when there are enough
+/// documents to share.
+pub(super) fn nearest(
     targets: &[Target],
     fields: &Fields,
     semantic: &Semantic,
     query: &Embedding,
     filter: Filter<'_>,
+    named: &NamedTopics,
     depth: usize,
 ) -> Result<Vec<Near>, SearchError> {
     if depth == 0 {
@@ -197,15 +273,16 @@ pub fn nearest(
         .clamp(1, SCAN_THREADS)
         .min(segments.len().max(1));
     let next = AtomicUsize::new(0);
-    let scan_some = || -> Result<BinaryHeap<Kept>, SearchError> {
-        let mut heap = BinaryHeap::with_capacity(depth + 1);
+    let scan_some = || -> Result<Heaps, SearchError> {
+        let mut heaps = Heaps::new(depth);
         while let Some(scan) = segments.get(next.fetch_add(1, AtomicOrdering::Relaxed)) {
             let segment = targets[scan.at].searcher.segment_reader(scan.ord);
-            scan.run(segment, fields, filter, query, depth, &mut heap)?;
+            let named = named.docs(scan.at, scan.ord);
+            scan.run(segment, fields, filter, query, named, &mut heaps)?;
         }
-        Ok(heap)
+        Ok(heaps)
     };
-    let heaps: Vec<BinaryHeap<Kept>> = if threads == 1 {
+    let heaps: Vec<Heaps> = if threads == 1 {
         vec![scan_some()?]
     } else {
         std::thread::scope(|scope| {
@@ -217,15 +294,22 @@ pub fn nearest(
             Ok::<_, SearchError>(heaps)
         })?
     };
-    let mut heap: BinaryHeap<Kept> = BinaryHeap::with_capacity(depth * heaps.len());
-    for kept in heaps.into_iter().flatten() {
-        heap.push(kept);
-        if heap.len() > depth {
-            heap.pop();
-        }
+    let mut kept = Heaps::new(depth);
+    for heaps in heaps {
+        kept.all.merge(heaps.all);
+        kept.named.merge(heaps.named);
     }
-    let mut found = Vec::with_capacity(heap.len());
-    for kept in heap.into_vec() {
+    let mut found = near_posts(targets, kept.named)?;
+    let mut others = near_posts(targets, kept.all)?;
+    others.retain(|near| !named.holds(near.at, near.address));
+    found.extend(others);
+    Ok(found)
+}
+
+/// The posts of `nearest`, nearest first (ties by post ID).
+fn near_posts(targets: &[Target], nearest: Nearest) -> Result<Vec<Near>, SearchError> {
+    let mut found = Vec::with_capacity(nearest.heap.len());
+    for kept in nearest.heap.into_vec() {
         let segment = targets[kept.at]
             .searcher
             .segment_reader(kept.address.segment_ord);

@@ -138,6 +138,34 @@ fn complete_lexical_matches_stay_first() {
 }
 
 #[test]
+fn the_thread_a_query_names_comes_before_other_threads() {
+    let world = world();
+    world.import_and_sync(&[
+        post(
+            20,
+            20,
+            "The exchange opens in May",
+            json!({"is_op": true, "title": "[ANN] Ripaex exchange"}),
+        ),
+        post(21, 20, "The payout is delayed, mining too", json!({})),
+        post(30, 30, "Payment delayed", json!({})),
+    ]);
+    attach(&world);
+    // Without a name, the post nearest the question leads.
+    let unnamed = world.search("is the payment delayed?");
+    assert!(unnamed.hybrid);
+    assert_eq!(ids(&unnamed)[0], 30, "{:?}", ids(&unnamed));
+    // "Ripaex" is in one topic's title: that thread's posts come first, the one the
+    // semantic leg also found (21) before the one only the words found (20).
+    let named = world.search("is the ripaex payment delayed?");
+    assert!(named.hybrid);
+    let found = ids(&named);
+    assert_eq!(found[..3], [21, 20, 30], "{found:?}");
+    assert!(named.hits[0].score > named.hits[1].score);
+    assert!(named.hits[1].score > named.hits[2].score);
+}
+
+#[test]
 fn filters_apply_to_semantic_hits() {
     let world = world();
     attach(&world);
