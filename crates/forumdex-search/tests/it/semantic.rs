@@ -91,7 +91,7 @@ fn a_question_in_other_words_finds_the_post_and_says_it_is_hybrid() {
     assert!(hit.score > results.hits[1].score);
     assert!(
         hit.ranking_model_version.starts_with("fdx-rank-3+fdxsem1-")
-            && hit.ranking_model_version.ends_with("+rrf60-1"),
+            && hit.ranking_model_version.ends_with("+rrf60-2"),
         "{}",
         hit.ranking_model_version
     );
