@@ -35,6 +35,7 @@
 //!   scores fall along the order. Ties are ordered by post ID: equal inputs give equal
 //!   outputs.
 
+mod answers;
 mod count;
 pub mod fusion;
 mod highlight;
@@ -74,7 +75,7 @@ pub const RANKING_MODEL_VERSION: &str = "fdx-rank-3";
 /// Matches per index that are re-ranked.
 pub const RERANK_DEPTH: usize = 300;
 /// Version of the fusion of the lexical and semantic legs ([`fusion`]), reported in a
-/// hybrid hit's `ranking_model_version` (2: the posts of a thread the query names first).
+/// hybrid hit's `ranking_model_version` (2: the posts of a thread the query names first, posts that cannot answer further down).
 pub const FUSION_VERSION: &str = "rrf60-2";
 /// Queries of this many words or more are natural language: the semantic leg runs.
 pub const SEMANTIC_MIN_WORDS: usize = 4;
@@ -267,7 +268,15 @@ pub fn search(
     }
     .filter(|(near, _)| !near.is_empty());
     let (picks, semantic_only) = match &semantic {
-        Some((near, named)) => picks_of_fusion(&best, complete, near, named),
+        Some((near, named)) => picks_of_fusion(
+            &targets,
+            &fields,
+            factors.answer_seeking,
+            &best,
+            complete,
+            near,
+            named,
+        )?,
         None => (best.iter().map(|c| Pick::Lexical(*c)).collect(), 0),
     };
     let hybrid = semantic.is_some();
@@ -653,13 +662,18 @@ fn semantic_leg(
 
 /// The fused order of the lexical `best` (whose first `complete` hold every word) and the
 /// semantic leg's `near`, the posts of the `named` threads first after the complete
-/// matches, and how many of its posts only the semantic leg found.
+/// matches and those that cannot answer ([`answers`]) further down, and how many of its
+/// posts only the semantic leg found.
+#[allow(clippy::too_many_arguments)]
 fn picks_of_fusion(
+    targets: &[Target],
+    fields: &Fields,
+    question_asked: bool,
     best: &[Candidate],
     complete: usize,
     near: &[Near],
     named: &NamedTopics,
-) -> (Vec<Pick>, u64) {
+) -> Result<(Vec<Pick>, u64), SearchError> {
     let lexical_ids: Vec<i64> = best.iter().map(|c| c.post_id).collect();
     let near_ids: Vec<i64> = near.iter().map(|n| n.post_id).collect();
     let mut fused = fusion::fuse(&lexical_ids, complete, &near_ids, fusion::SEMANTIC_WEIGHT);
@@ -672,6 +686,27 @@ fn picks_of_fusion(
         let (at, address) = place(f);
         if named.holds(at, address) {
             f.score += fusion::NAMED_BONUS;
+        }
+    }
+    fused.sort_by(fusion::order);
+    for f in fused
+        .iter_mut()
+        .filter(|f| !f.complete)
+        .take(answers::LOOKED_AT)
+    {
+        let (at, address) = place(f);
+        let doc: TantivyDocument = targets[at].searcher.doc(address)?;
+        let text = doc
+            .get_first(fields.content)
+            .and_then(|v| v.as_str())
+            .unwrap_or("");
+        if answers::cannot_answer(text, question_asked) {
+            let bonus = if f.score >= fusion::NAMED_BONUS {
+                fusion::NAMED_BONUS
+            } else {
+                0.0
+            };
+            f.score = bonus + (f.score - bonus) * answers::NON_ANSWER_FACTOR;
         }
     }
     fused.sort_by(fusion::order);
@@ -698,5 +733,5 @@ fn picks_of_fusion(
             (None, None) => unreachable!("a fused post comes from a leg"),
         })
         .collect();
-    (picks, semantic_only)
+    Ok((picks, semantic_only))
 }

@@ -166,6 +166,30 @@ fn the_thread_a_query_names_comes_before_other_threads() {
 }
 
 #[test]
+fn answers_come_before_questions_and_report_forms() {
+    let world = World::new();
+    world.import_and_sync(&[
+        post(5, 5, "Is the payout late?", json!({})),
+        post(6, 6, "The payout came late, sent yesterday", json!({})),
+        post(
+            7,
+            7,
+            "Proof of authentication. Username: miner. Payout late",
+            json!({}),
+        ),
+    ]);
+    attach(&world);
+    // The three are as near the question; the answer comes first, then the question,
+    // which answers a statement but not a question, and the report form last.
+    let asked = world.search("is the payment delayed?");
+    assert!(asked.hybrid && asked.answer_seeking);
+    assert_eq!(ids(&asked), [6, 5, 7], "{:?}", ids(&asked));
+    let stated = world.search("payment delayed for everyone");
+    assert!(stated.hybrid && !stated.answer_seeking);
+    assert_eq!(ids(&stated)[2], 7, "{:?}", ids(&stated));
+}
+
+#[test]
 fn filters_apply_to_semantic_hits() {
     let world = world();
     attach(&world);
