@@ -65,14 +65,7 @@ impl Scan {
             && let Some(mut admission) = Admission::of(segment, fields, filter)?
         {
             for &doc in named.iter().take_while(|&&doc| doc < docs) {
-                let similarity = self.similarity(doc, query);
-                heaps.named.offer(similarity, || {
-                    admission.admits(doc).then(|| Kept {
-                        similarity,
-                        at: self.at,
-                        address: DocAddress::new(self.ord, doc),
-                    })
-                });
+                self.offer(doc, query, &mut admission, &mut heaps.named);
             }
         }
         let mut distances: Vec<u16> = Vec::with_capacity(docs as usize);
@@ -105,17 +98,27 @@ impl Scan {
             if distance > cutoff || distance == NO_VECTOR {
                 continue;
             }
-            let doc = doc as u32;
-            let similarity = self.similarity(doc, query);
-            heaps.all.offer(similarity, || {
-                admission.admits(doc).then(|| Kept {
-                    similarity,
-                    at: self.at,
-                    address: DocAddress::new(self.ord, doc),
-                })
-            });
+            self.offer(doc as u32, query, &mut admission, &mut heaps.all);
         }
         Ok(())
+    }
+
+    /// Offers `doc` to `nearest`, if `admission` admits it.
+    fn offer(
+        &self,
+        doc: DocId,
+        query: &QueryVector,
+        admission: &mut Admission<'_>,
+        nearest: &mut Nearest,
+    ) {
+        let similarity = self.similarity(doc, query);
+        nearest.offer(similarity, || {
+            admission.admits(doc).then(|| Kept {
+                similarity,
+                at: self.at,
+                address: DocAddress::new(self.ord, doc),
+            })
+        });
     }
 
     /// The cosine of `doc`'s vector and the query's (0 without a vector).
