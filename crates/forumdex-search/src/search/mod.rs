@@ -75,7 +75,8 @@ pub const RANKING_MODEL_VERSION: &str = "fdx-rank-3";
 /// Matches per index that are re-ranked.
 pub const RERANK_DEPTH: usize = 300;
 /// Version of the fusion of the lexical and semantic legs ([`fusion`]), reported in a
-/// hybrid hit's `ranking_model_version` (2: the posts of a thread the query names first, posts that cannot answer further down).
+/// hybrid hit's `ranking_model_version` (2: the posts of a thread the query names first,
+/// posts that cannot answer further down).
 pub const FUSION_VERSION: &str = "rrf60-2";
 /// Queries of this many words or more are natural language: the semantic leg runs.
 pub const SEMANTIC_MIN_WORDS: usize = 4;
