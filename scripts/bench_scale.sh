@@ -4,7 +4,8 @@
 # folder per size, the same queries at every size.
 #
 #   scripts/bench_scale.sh [--sizes "2000000 6000000 20000000"] [--seconds S] [--work DIR]
-#                          [--bin DIR] [--postgres-size N] [--keep]
+#                          [--bin DIR] [--postgres-size N] [--keep] [--memory-cap]
+#                          [--import-only | --postgres-only]
 #
 # The corpus: copy 0 is ../shared/data/bitcointalk-1.4m.jsonl.gz as it is; copy K shifts the
 # topic, post and profile IDs by K * 100,000,000 and varies one word in ten of the
@@ -24,10 +25,17 @@
 #   4. pages at depth: every page of the largest topic walked, then its last 10 pages at c=1.
 # Search runs lexical (semantic_model = off): the semantic leg has its own figures
 # (BENCHMARKS.md "Semantic search in the service").
+# With --memory-cap, step 1 runs in a memory cgroup capped at the import's `memory_limit`
+# ($FORUMDEX_MEMORY_LIMIT in bytes, default 1.5 GiB; root and the cgroup v1 or v2 memory
+# controller needed): the kernel then keeps the mapped index files' pages within the cap
+# too, and the import's own (anonymous) memory is sampled every second.
+# --import-only stops after step 1 (with --keep, the folder serves a later --postgres-only).
 # With --postgres-size N (N one of the sizes): the same files imported into PostgreSQL
 # storage (a database this script empties, $DATABASE_URL, default
-# postgres://postgres@127.0.0.1:5432/forumdex_bench_scale) under /usr/bin/time, then the
-# lookups of step 3 against a node on it.
+# postgres://postgres@127.0.0.1:5432/forumdex_bench_scale) under /usr/bin/time, a new
+# node's search replica built from it (`forumdex reindex`, timed), then the lookups of
+# step 3 against that node. --postgres-only skips steps 1-4 and takes the lookups from the
+# folder an earlier --keep run left for the size.
 # Every figure is one JSON line in $WORK/results.jsonl with its size. Each folder is removed
 # after its size unless --keep. Nothing here runs in CI (.ci/run).
 set -euo pipefail
@@ -39,6 +47,8 @@ WORK=${TMPDIR:-/tmp}/forumdex-bench-scale
 BIN=
 PG_SIZE=
 KEEP=
+CAP=
+ONLY=
 while [ $# -gt 0 ]; do
     case "$1" in
         --sizes) SIZES=$2; shift 2 ;;
@@ -47,6 +57,9 @@ while [ $# -gt 0 ]; do
         --bin) BIN=$2; shift 2 ;;
         --postgres-size) PG_SIZE=$2; shift 2 ;;
         --keep) KEEP=1; shift ;;
+        --memory-cap) CAP=${FORUMDEX_MEMORY_LIMIT:-1610612736}; shift ;;
+        --import-only) ONLY=import; shift ;;
+        --postgres-only) ONLY=postgres; shift ;;
         *) echo "unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -115,21 +128,56 @@ import() {
     local label=$1 size=$2 data=$3
     shift 3
     mkdir -p -m 700 "$data"
-    local before
+    local before cgroup= anon=0
     before=$(machine_cpu)
-    /usr/bin/time -f '%U %S %M %e' -o "$WORK/time.txt" \
-        "$FDX" --data "$data" --json import "$@" > "$WORK/import.json"
+    [ -n "$CAP" ] && [ "$label" = import ] && cgroup=$(make_cgroup "$CAP")
+    (
+        [ -z "$cgroup" ] || echo "$BASHPID" > "$cgroup/cgroup.procs"
+        exec /usr/bin/time -f '%U %S %M %e' -o "$WORK/time.txt" \
+            "$FDX" --data "$data" --json import "$@" > "$WORK/import.json"
+    ) &
+    local importing=$!
+    local now cap=null
+    while [ -n "$cgroup" ] && kill -0 "$importing" 2> /dev/null; do
+        now=$(cgroup_anon "$cgroup")
+        [ "$now" -gt "$anon" ] && anon=$now
+        sleep 1
+    done
+    wait "$importing"
+    [ -z "$cgroup" ] || cap=$CAP
     local machine
     machine=$(echo "$(machine_cpu) - $before" | bc)
     read -r user sys rss_kib wall < "$WORK/time.txt"
     record "$(jq -c --arg name "$label" --argjson size "$size" --argjson user "$user" \
         --argjson sys "$sys" --argjson rss "$rss_kib" --argjson wall "$wall" \
         --argjson machine "$machine" --argjson bytes "$(du -sb "$data" | cut -f1)" \
+        --argjson cap "$cap" --argjson anon "$anon" \
         '{label: $name, size: $size, posts: .posts, user_s: $user, sys_s: $sys,
           cpu_us_per_post: (($user + $sys) * 1e6 / .posts | round),
           machine_cpu_us_per_post: ($machine * 1e6 / .posts | round),
           peak_rss_mib: ($rss / 1024 | round), wall_s: $wall,
-          folder_mib: ($bytes / 1048576 | round)}' "$WORK/import.json")"
+          folder_mib: ($bytes / 1048576 | round)}
+         + if $cap == null then {} else {memory_cap_mib: ($cap / 1048576 | round),
+             peak_anon_mib: ($anon / 1048576 | round)} end' "$WORK/import.json")"
+    [ -z "$cgroup" ] || rmdir "$cgroup"
+}
+
+# A new memory cgroup capped at BYTES (cgroup v2, else v1's memory controller); prints it.
+make_cgroup() {
+    local cgroup
+    if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+        cgroup=/sys/fs/cgroup/forumdex-bench-scale
+        mkdir -p "$cgroup" && echo "$1" > "$cgroup/memory.max"
+    else
+        cgroup=/sys/fs/cgroup/memory/forumdex-bench-scale
+        mkdir -p "$cgroup" && echo "$1" > "$cgroup/memory.limit_in_bytes"
+    fi
+    echo "$cgroup"
+}
+
+# The anonymous memory of the processes of a cgroup, in bytes.
+cgroup_anon() {
+    awk '$1 == "anon" || $1 == "rss" {print $2; exit}' "$1/memory.stat"
 }
 
 serve() {
@@ -148,38 +196,48 @@ serve() {
 for size in $SIZES; do
     mapfile -t files < <(corpus_files "$size")
     data=$WORK/data-$size
-    rm -rf "$data"
-    import import "$size" "$data" "${files[@]}"
+    if [ "$ONLY" = postgres ]; then
+        [ -d "$data" ] || { echo "--postgres-only needs $data (an earlier run with --keep)" >&2; exit 2; }
+        "$BIN/fdx-load" paths --data "$data" --out "$data/bench/search" --queries "$QUERIES"
+        grep '/topics/' "$data/bench/search/lookups.paths" > "$data/bench/search/topics.paths"
+    else
+        rm -rf "$data"
+        import import "$size" "$data" "${files[@]}"
+        if [ "$ONLY" = import ]; then
+            [ -n "$KEEP" ] || rm -rf "$data"
+            continue
+        fi
 
-    # 2. The engine in process.
-    for threads in 1 2; do
-        record "$(FDX_LEXICAL=1 "$BIN/fdx-engine" forumdex --data "$data" --threads "$threads" \
-            --seconds "$SECS" | jq -c --argjson size "$size" --argjson t "$threads" \
-            '. + {label: "engine", size: $size, threads: $t}')"
-    done
+        # 2. The engine in process.
+        for threads in 1 2; do
+            record "$(FDX_LEXICAL=1 "$BIN/fdx-engine" forumdex --data "$data" --threads "$threads" \
+                --seconds "$SECS" | jq -c --argjson size "$size" --argjson t "$threads" \
+                '. + {label: "engine", size: $size, threads: $t}')"
+        done
 
-    # 3. Search and lookups over HTTP.
-    BENCH_PORT=38531 "$ROOT/scripts/bench_search.sh" --data "$data" --queries "$QUERIES" \
-        --bin "$BIN" --seconds "$SECS" | while read -r line; do
-        record "$(jq -c --argjson size "$size" '. + {size: $size}' <<< "$line")"
-    done
+        # 3. Search and lookups over HTTP.
+        BENCH_PORT=38531 "$ROOT/scripts/bench_search.sh" --data "$data" --queries "$QUERIES" \
+            --bin "$BIN" --seconds "$SECS" | while read -r line; do
+            record "$(jq -c --argjson size "$size" '. + {size: $size}' <<< "$line")"
+        done
 
-    # 4. Pages at depth.
-    serve "$data" 127.0.0.1:38532
-    key=$(cat "$data/bench/search/key")
-    read -r topic topic_posts < "$data/bench/search/topic.txt"
-    mkdir -p "$data/bench/pages"
-    "$BIN/fdx-load" walk --addr 127.0.0.1:38532 --key "$key" --topic "$topic" --keep 10 \
-        --out "$data/bench/pages"
-    record "$("$BIN/fdx-load" run --addr 127.0.0.1:38532 --key "$key" \
-        --paths "$data/bench/pages/pages-end.paths" --label pages-end --concurrency 1 \
-        --seconds "$SECS" --pid "$SERVER" \
-        | jq -c --argjson size "$size" --argjson n "$topic_posts" \
-            '. + {size: $size, topic_posts: $n}')"
-    kill "$SERVER"
-    wait "$SERVER" 2> /dev/null || true
+        # 4. Pages at depth.
+        serve "$data" 127.0.0.1:38532
+        key=$(cat "$data/bench/search/key")
+        read -r topic topic_posts < "$data/bench/search/topic.txt"
+        mkdir -p "$data/bench/pages"
+        "$BIN/fdx-load" walk --addr 127.0.0.1:38532 --key "$key" --topic "$topic" --keep 10 \
+            --out "$data/bench/pages"
+        record "$("$BIN/fdx-load" run --addr 127.0.0.1:38532 --key "$key" \
+            --paths "$data/bench/pages/pages-end.paths" --label pages-end --concurrency 1 \
+            --seconds "$SECS" --pid "$SERVER" \
+            | jq -c --argjson size "$size" --argjson n "$topic_posts" \
+                '. + {size: $size, topic_posts: $n}')"
+        kill "$SERVER"
+        wait "$SERVER" 2> /dev/null || true
+    fi
 
-    # PostgreSQL storage at one size: import and lookups.
+    # PostgreSQL storage at one size: import, a new node's replica, lookups.
     if [ "$size" = "$PG_SIZE" ]; then
         DATABASE_URL=${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/forumdex_bench_scale}
         db=${DATABASE_URL##*/}
@@ -192,6 +250,13 @@ for size in $SIZES; do
             rm -rf "$pg"
             "$FDX" --data "$pg" --json db migrate > /dev/null
             import import-postgres "$size" "$pg" "${files[@]}"
+            /usr/bin/time -f '%U %S %M %e' -o "$WORK/time.txt" \
+                "$FDX" --data "$pg" --json reindex > /dev/null
+            read -r user sys rss_kib wall < "$WORK/time.txt"
+            record "$(jq -nc --argjson size "$size" --argjson user "$user" --argjson sys "$sys" \
+                --argjson rss "$rss_kib" --argjson wall "$wall" \
+                '{label: "postgres-replica", size: $size, user_s: $user, sys_s: $sys,
+                  peak_rss_mib: ($rss / 1024 | round), wall_s: $wall}')"
             account=$("$FDX" --data "$pg" accounts create --email scale@example.com \
                 --credits 1000000000 --json | jq -r .account_id)
             key=$("$FDX" --data "$pg" keys create --account "$account" --json | jq -r .key)

@@ -74,8 +74,9 @@ impl App {
             Arc::clone(&developers),
             Arc::clone(&clock),
         )?;
-        let search =
-            SearchIndexes::open(storage.data_dir()).context("opening the search indexes")?;
+        let search = SearchIndexes::open(storage.data_dir())
+            .context("opening the search indexes")?
+            .with_writer_bytes(settings.server.index_writer_bytes());
         if let Some(semantic) = semantic_leg(&settings, storage.data_dir()) {
             search.attach_semantic(semantic);
         }

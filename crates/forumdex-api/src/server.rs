@@ -47,7 +47,8 @@ impl Server {
         let storage = settings
             .storage
             .factory(data_dir)
-            .with_reader_cache(settings.server.reader_cache_kib());
+            .with_reader_cache(settings.server.reader_cache_kib())
+            .with_writer_cache(settings.server.writer_cache_kib());
         let tls = match settings.server.tls() {
             Some((cert, key)) => {
                 let _ = rustls::crypto::ring::default_provider().install_default();

@@ -47,8 +47,12 @@ const WINDOW: i64 = 32;
 const BULK_WINDOW: i64 = 64;
 /// Posts read from the corpus per call.
 const PAGE: usize = 2_000;
-/// Memory budget of one index writer, in bytes.
+/// Memory budget of one index writer, in bytes, unless [`SearchIndexes::with_writer_bytes`]
+/// sets another.
 const WRITER_BYTES: usize = 200_000_000;
+/// The smallest budget the index library accepts for a writer (`tantivy`'s
+/// `MEMORY_BUDGET_NUM_BYTES_MIN`).
+const MIN_WRITER_BYTES: usize = 15_000_000;
 /// Segments with fewer documents are merged as soon as there are two of them (see
 /// [`SegmentMerges`]).
 const SMALL_SEGMENT_DOCS: u32 = 50_000;
@@ -208,6 +212,8 @@ pub struct SearchIndexes {
     seen_state: Mutex<Option<State>>,
     sync_lock: Mutex<()>,
     semantic: OnceLock<Arc<Semantic>>,
+    /// What each index writer buffers before it writes a segment.
+    writer_bytes: usize,
 }
 
 impl SearchIndexes {
@@ -235,9 +241,20 @@ impl SearchIndexes {
             seen_state: Mutex::new(None),
             sync_lock: Mutex::new(()),
             semantic: OnceLock::new(),
+            writer_bytes: WRITER_BYTES,
         };
         this.refresh()?;
         Ok(this)
+    }
+
+    /// The indexes whose writers each buffer `bytes` (at least 15 MB) before writing a
+    /// segment, instead of 200 MB: a node sizes it from its `memory_limit`. A smaller
+    /// budget writes smaller segments, which merges then join.
+    pub fn with_writer_bytes(self, bytes: usize) -> Self {
+        Self {
+            writer_bytes: bytes.max(MIN_WRITER_BYTES),
+            ..self
+        }
     }
 
     /// Copies another node's indexes (`<source>/search`, which may be serving) into
@@ -395,7 +412,8 @@ impl SearchIndexes {
 
     fn clear(&self) -> Result<(), SearchError> {
         for index in self.all() {
-            let mut writer: IndexWriter = index.index.writer_with_num_threads(1, WRITER_BYTES)?;
+            let mut writer: IndexWriter =
+                index.index.writer_with_num_threads(1, self.writer_bytes)?;
             writer.delete_all_documents()?;
             writer.commit()?;
             index.reader.reload()?;
@@ -446,7 +464,7 @@ impl SearchIndexes {
             let term = Term::from_field_i64(self.fields.post_id, post_id);
             for (index, ids) in &mut committed {
                 if ids.holds(post_id, &term)? {
-                    writer_for(writers, index)?.delete_term(term.clone());
+                    writer_for(writers, index, self.writer_bytes)?.delete_term(term.clone());
                 }
             }
             Ok(())
@@ -468,7 +486,7 @@ impl SearchIndexes {
                 let target = self.open_index(&key)?;
                 let (doc, hidden) =
                     self.document(post, &target, &mut seen_dups, &mut committed_keys)?;
-                writer_for(&mut writers, &target)?.add_document(doc)?;
+                writer_for(&mut writers, &target, self.writer_bytes)?.add_document(doc)?;
                 report.posts_indexed += 1;
                 report.posts_hidden += u64::from(hidden);
             }
@@ -666,11 +684,12 @@ impl PostIds {
 fn writer_for<'a>(
     writers: &'a mut HashMap<String, (Arc<LangIndex>, IndexWriter)>,
     index: &Arc<LangIndex>,
+    bytes: usize,
 ) -> Result<&'a IndexWriter, SearchError> {
     let entry = match writers.entry(index.key.clone()) {
         Entry::Occupied(entry) => entry.into_mut(),
         Entry::Vacant(entry) => {
-            let writer: IndexWriter = index.index.writer_with_num_threads(1, WRITER_BYTES)?;
+            let writer: IndexWriter = index.index.writer_with_num_threads(1, bytes)?;
             writer.set_merge_policy(Box::new(SegmentMerges::default()));
             entry.insert((Arc::clone(index), writer))
         }

@@ -83,6 +83,16 @@ const READ_CACHE_SHARE_DIVISOR: u64 = 4;
 /// The page cache of one read connection is at least 2 MiB (SQLite's default) and at most
 /// 64 MiB (more does not pay: the operating system caches the file too).
 const READ_CACHE_KIB: std::ops::RangeInclusive<u64> = 2_048..=65_536;
+/// The share of `memory_limit` the corpus's one writer connection's page cache takes (a
+/// 24th: 64 MiB of the default, which keeps the B-trees' inner pages of the 20M-post
+/// corpus in memory: an import's CPU per post stays flat, BENCHMARKS.md "The scale
+/// benchmark").
+const WRITER_CACHE_SHARE_DIVISOR: u64 = 24;
+/// The share of `memory_limit` one search index writer buffers before it writes a segment
+/// (an eighth: 192 MiB of the default). The writers of one window share its posts, so
+/// together they hold about one window's postings: no more than the largest index's
+/// budget once a window outgrows it.
+const INDEX_WRITER_SHARE_DIVISOR: u64 = 8;
 
 fn default_listen() -> SocketAddr {
     SocketAddr::from(([127, 0, 0, 1], 8080))
@@ -195,6 +205,19 @@ impl ServerSection {
         let kib = (self.memory_limit / READ_CACHE_SHARE_DIVISOR / threads.max(1)) >> 10;
         let kib = kib.clamp(*READ_CACHE_KIB.start(), *READ_CACHE_KIB.end());
         u32::try_from(kib).unwrap_or(u32::MAX)
+    }
+
+    /// The page cache of the embedded corpus's writer connection, in KiB: a 24th of
+    /// `memory_limit`.
+    pub fn writer_cache_kib(&self) -> u32 {
+        u32::try_from((self.memory_limit / WRITER_CACHE_SHARE_DIVISOR) >> 10).unwrap_or(u32::MAX)
+    }
+
+    /// What one search index writer buffers before it writes a segment, in bytes: an
+    /// eighth of `memory_limit` (32 MiB at the smallest limit, above the 15 MB the index
+    /// library needs).
+    pub fn index_writer_bytes(&self) -> usize {
+        usize::try_from(self.memory_limit / INDEX_WRITER_SHARE_DIVISOR).unwrap_or(usize::MAX)
     }
 
     /// The section once `listen` is bound to `bound`: when `listen` asked for any port

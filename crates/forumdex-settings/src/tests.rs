@@ -486,6 +486,26 @@ fn memory_limit_reads_bytes_or_a_unit_and_sizes_threads_and_caches() {
 }
 
 #[test]
+fn memory_limit_sizes_what_an_import_writes_with() {
+    let defaults = Settings::default().server;
+    assert_eq!(defaults.writer_cache_kib(), 64 << 10, "a 24th of 1.5 GiB");
+    assert_eq!(
+        defaults.index_writer_bytes(),
+        192 << 20,
+        "an eighth of 1.5 GiB"
+    );
+    let small = from_env(&[("FORUMDEX_MEMORY_LIMIT", "256MiB")])
+        .unwrap()
+        .server;
+    assert_eq!(small.index_writer_bytes(), 32 << 20);
+    assert!(
+        small.index_writer_bytes() >= 15_000_000,
+        "the index library's smallest writer budget"
+    );
+    assert_eq!(small.writer_cache_kib(), (256 << 10) / 24);
+}
+
+#[test]
 fn a_memory_limit_that_cannot_hold_the_server_is_refused() {
     for (vars, expected) in [
         (

@@ -34,6 +34,8 @@ const MAX_IDLE_READERS: usize = 16;
 pub struct SqliteCorpusStore {
     path: PathBuf,
     writer: Mutex<Option<Connection>>,
+    /// The writer connection's page cache, in KiB.
+    writer_cache_kib: u32,
     readers: Pool<StoreError>,
     /// Tells each sequence its commit time.
     clock: SharedClock,
@@ -47,6 +49,10 @@ impl SqliteCorpusStore {
     /// another: 64 MiB.
     pub const DEFAULT_READER_CACHE_KIB: u32 = 65_536;
 
+    /// The page cache of the writer connection unless [`Self::with_writer_cache`] sets
+    /// another: 64 MiB.
+    pub const DEFAULT_WRITER_CACHE_KIB: u32 = 65_536;
+
     /// Opens (creating and migrating when needed) the corpus of the data folder `data_dir`,
     /// on the system clock ([`Self::with_clock`] gives it another).
     pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
@@ -58,10 +64,12 @@ impl SqliteCorpusStore {
         conn.execute_batch(include_str!("corpus/schema.sql"))
             .map_err(map_err)?;
         migrate(&conn).map_err(map_err)?;
+        set_cache(&conn, Self::DEFAULT_WRITER_CACHE_KIB)?;
         Ok(Self {
             readers: Pool::new(path.clone(), MAX_IDLE_READERS, connect),
             path,
             writer: Mutex::new(Some(conn)),
+            writer_cache_kib: Self::DEFAULT_WRITER_CACHE_KIB,
             clock: SystemClock::shared(),
         })
     }
@@ -80,6 +88,20 @@ impl SqliteCorpusStore {
             }),
             ..self
         }
+    }
+
+    /// The store with a page cache of `kib` KiB on its writer connection instead of
+    /// [`Self::DEFAULT_WRITER_CACHE_KIB`]: an import sizes it from `memory_limit`, since it
+    /// walks every index of a batch's rows at random places and the B-trees' inner pages
+    /// of a large corpus are best kept in memory.
+    pub fn with_writer_cache(self, kib: u32) -> Result<Self, StoreError> {
+        if let Some(conn) = self.writer.lock().expect("writer lock").as_ref() {
+            set_cache(conn, kib)?;
+        }
+        Ok(Self {
+            writer_cache_kib: kib,
+            ..self
+        })
     }
 
     /// The store on `clock`, which dates the commits of import batches.
@@ -143,10 +165,7 @@ impl SqliteCorpusStore {
                 ))
                 .into());
             }
-            // The writer walks every index of a batch's rows at random places: a larger page
-            // cache than the readers' keeps the B-trees' inner pages of a large corpus in
-            // memory.
-            conn.execute_batch(WRITER_CACHE).map_err(map_err)?;
+            set_cache(&conn, self.writer_cache_kib)?;
             *guard = Some(conn);
         }
         let conn = guard.as_mut().expect("writer connection was just set");
@@ -272,11 +291,14 @@ fn migrate_once(
     }
 }
 
-/// The page cache of the one writer connection (256 MiB; readers keep 64 MiB each).
-const WRITER_CACHE: &str = "PRAGMA cache_size = -262144;";
+/// Gives `conn` a page cache of `kib` KiB.
+fn set_cache(conn: &Connection, kib: u32) -> Result<(), StoreError> {
+    conn.execute_batch(&format!("PRAGMA cache_size = -{kib};"))
+        .map_err(map_err)
+}
 
-/// The corpus database's connections: a 64 MiB page cache each (readers: unless the store
-/// is given another), temporary structures in memory; a read-only file is found by the writer (`with_writer_as`), readers may read it.
+/// The corpus database's connections: a 64 MiB page cache each (unless the store is given
+/// another: [`SqliteCorpusStore::with_reader_cache`], [`SqliteCorpusStore::with_writer_cache`]), temporary structures in memory; a read-only file is found by the writer (`with_writer_as`), readers may read it.
 const SETUP: Setup = Setup {
     name: "corpus",
     busy_timeout: Duration::from_secs(5),
@@ -410,5 +432,34 @@ impl CorpusWrite for SqliteCorpusStore {
 impl CorpusMaintenance for SqliteCorpusStore {
     fn collect_garbage(&self, horizon: Millis) -> Result<usize, StoreError> {
         self.with_writer(|conn| write::collect_garbage(conn, horizon))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn writer_cache_size(store: &SqliteCorpusStore) -> i64 {
+        store
+            .with_writer_as(|conn| {
+                conn.query_row("PRAGMA cache_size", [], |row| row.get(0))
+                    .map_err(map_err)
+            })
+            .expect("pragma")
+    }
+
+    #[test]
+    fn the_writer_keeps_its_page_cache_size_when_reopened() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = SqliteCorpusStore::open(dir.path()).expect("open");
+        assert_eq!(
+            writer_cache_size(&store),
+            -i64::from(SqliteCorpusStore::DEFAULT_WRITER_CACHE_KIB)
+        );
+        let store = store.with_writer_cache(12_345).expect("sized");
+        assert_eq!(writer_cache_size(&store), -12_345);
+        // A writer dropped after a fault is reopened with the same cache.
+        *store.writer.lock().expect("writer lock") = None;
+        assert_eq!(writer_cache_size(&store), -12_345);
     }
 }

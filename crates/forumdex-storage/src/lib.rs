@@ -130,6 +130,7 @@ pub struct Storage {
     settings: StorageSettings,
     clock: SharedClock,
     reader_cache_kib: Option<u32>,
+    writer_cache_kib: Option<u32>,
 }
 
 impl Storage {
@@ -140,6 +141,7 @@ impl Storage {
             settings,
             clock: SystemClock::shared(),
             reader_cache_kib: None,
+            writer_cache_kib: None,
         }
     }
 
@@ -148,6 +150,15 @@ impl Storage {
     pub fn with_reader_cache(self, kib: u32) -> Self {
         Self {
             reader_cache_kib: Some(kib),
+            ..self
+        }
+    }
+
+    /// The factory whose embedded corpus gives its writer connection a page cache of `kib`
+    /// KiB (an import sizes it from `memory_limit`); the store's default otherwise.
+    pub fn with_writer_cache(self, kib: u32) -> Self {
+        Self {
+            writer_cache_kib: Some(kib),
             ..self
         }
     }
@@ -178,6 +189,11 @@ impl Storage {
                     .with_clock(self.clock());
                 if let Some(kib) = self.reader_cache_kib {
                     store = store.with_reader_cache(kib);
+                }
+                if let Some(kib) = self.writer_cache_kib {
+                    store = store.with_writer_cache(kib).with_context(|| {
+                        format!("sizing the corpus writer in {}", self.where_())
+                    })?;
                 }
                 let store = Arc::new(store);
                 Ok(Corpus {

@@ -8,10 +8,10 @@ use clap::Args;
 use forumdex_corpus::CorpusWrite;
 use forumdex_ingest::source::Source;
 use forumdex_ingest::{ImportOptions, ImportSummary, import_files};
-use forumdex_search::{Indexer, SearchError, SearchIndexes};
+use forumdex_search::Indexer;
 use forumdex_storage::{Storage, StorageKind};
 
-use crate::commands::storage;
+use crate::commands::{search_indexes, storage};
 use crate::global::GlobalArgs;
 use crate::output::print_json;
 
@@ -52,7 +52,7 @@ pub fn run(global: &GlobalArgs, args: ImportArgs) -> anyhow::Result<()> {
     let corpus = storage.corpus()?;
     let index_here = args.index || storage.settings().kind == StorageKind::Embedded;
     let indexer = if index_here {
-        match SearchIndexes::open(storage.data_dir()) {
+        match search_indexes(global, storage.data_dir()) {
             Ok(indexes) => Some(Indexer::new(Arc::new(indexes), Arc::clone(&corpus.read))),
             Err(err) => {
                 warn_not_indexed(&err);
@@ -82,7 +82,7 @@ pub fn run(global: &GlobalArgs, args: ImportArgs) -> anyhow::Result<()> {
     });
     let summary = summary?;
     if let Some(Err(err)) = indexed {
-        warn_not_indexed(&err);
+        warn_not_indexed(&anyhow::Error::from(err));
     }
     if global.json {
         print_json(&summary)
@@ -106,9 +106,9 @@ pub fn run(global: &GlobalArgs, args: ImportArgs) -> anyhow::Result<()> {
 
 /// The search indexes could not be updated. Only a warning: the import itself is
 /// committed, and the server's own sync (or `forumdex reindex`) picks it up.
-fn warn_not_indexed(err: &SearchError) {
+fn warn_not_indexed(err: &anyhow::Error) {
     eprintln!(
-        "warning: the search indexes were not updated ({err}); `forumdex serve` or `forumdex reindex` will do it"
+        "warning: the search indexes were not updated ({err:#}); `forumdex serve` or `forumdex reindex` will do it"
     );
 }
 

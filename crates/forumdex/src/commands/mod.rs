@@ -15,10 +15,13 @@ pub mod relevance;
 pub mod serve;
 pub mod takedown;
 
+use std::path::Path;
 use std::sync::Arc;
 
+use anyhow::Context;
 use forumdex_accounts::AccountStore;
 use forumdex_accounts::wire::KeyView;
+use forumdex_search::SearchIndexes;
 use forumdex_settings::Settings;
 use forumdex_storage::Storage;
 
@@ -30,9 +33,21 @@ pub fn settings(global: &GlobalArgs, flags: &[(&str, String)]) -> anyhow::Result
 }
 
 /// The storage factory the settings describe for the data folder: every command opens its
-/// backends through it.
+/// backends through it. The embedded corpus's writer is sized from `memory_limit`.
 pub fn storage(global: &GlobalArgs) -> anyhow::Result<Storage> {
-    Ok(settings(global, &[])?.storage.factory(&global.data))
+    let settings = settings(global, &[])?;
+    Ok(settings
+        .storage
+        .factory(&global.data)
+        .with_writer_cache(settings.server.writer_cache_kib()))
+}
+
+/// Opens the search indexes of `data_dir`, each writer's buffer sized from `memory_limit`.
+pub fn search_indexes(global: &GlobalArgs, data_dir: &Path) -> anyhow::Result<SearchIndexes> {
+    let bytes = settings(global, &[])?.server.index_writer_bytes();
+    Ok(SearchIndexes::open(data_dir)
+        .context("opening the search indexes")?
+        .with_writer_bytes(bytes))
 }
 
 /// Opens the accounts, keys and ledger (creating the data folder and the database when

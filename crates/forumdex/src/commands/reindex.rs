@@ -11,7 +11,7 @@ use anyhow::Context;
 use clap::Args;
 use forumdex_search::{Indexer, SearchIndexes};
 
-use crate::commands::storage;
+use crate::commands::{search_indexes, storage};
 use crate::global::GlobalArgs;
 use crate::output::print_json;
 
@@ -32,7 +32,7 @@ pub fn run(global: &GlobalArgs, args: ReindexArgs) -> anyhow::Result<()> {
         SearchIndexes::seed_from(source, storage.data_dir())
             .with_context(|| format!("copying the search indexes of {}", source.display()))?;
     }
-    let indexes = SearchIndexes::open(storage.data_dir()).context("opening the search indexes")?;
+    let indexes = search_indexes(global, storage.data_dir())?;
     let indexer = Indexer::new(Arc::new(indexes), corpus.read);
     let report = match args.from {
         Some(_) => indexer.catch_up(),

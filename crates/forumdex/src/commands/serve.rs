@@ -39,6 +39,8 @@ pub fn serve(
         memory_limit_mib = settings.server.memory_limit >> 20,
         blocking_threads = settings.server.blocking_threads(),
         read_cache_kib_per_connection = settings.server.reader_cache_kib(),
+        write_cache_kib = settings.server.writer_cache_kib(),
+        index_writer_mib = settings.server.index_writer_bytes() >> 20,
         "sized from memory_limit"
     );
     let runtime = tokio::runtime::Builder::new_multi_thread()

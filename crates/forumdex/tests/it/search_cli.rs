@@ -115,3 +115,62 @@ fn embed_makes_the_vectors_once() {
     let err = crate::helpers::fails(&data, &["--config", config.to_str().unwrap(), "embed"]);
     assert!(err.contains("semantic_model is off"), "{err}");
 }
+
+/// `memory_limit` sizes what an import writes with (the corpus writer's page cache, each
+/// index writer's buffer): at the smallest limit an import still indexes every post, and a
+/// limit below it is refused before anything is written.
+#[test]
+fn an_import_at_the_smallest_memory_limit_indexes_every_post() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus.jsonl");
+    json_ok(
+        dir.path(),
+        &[
+            "generate",
+            "--posts",
+            "2000",
+            "--seed",
+            "8",
+            "--out",
+            corpus.to_str().unwrap(),
+        ],
+    );
+    let import_within = |data: &std::path::Path, limit: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_forumdex"))
+            .arg("--data")
+            .arg(data)
+            .args(["--json", "import", corpus.to_str().unwrap()])
+            .env_remove("RUST_LOG")
+            .env_remove("FORUMDEX_DATA")
+            .env("FORUMDEX_MEMORY_LIMIT", limit)
+            .output()
+            .expect("run forumdex")
+    };
+
+    let refused = dir.path().join("refused");
+    let out = import_within(&refused, "128MiB");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("memory_limit must be at least 256MiB"),
+        "{stderr}"
+    );
+    assert!(
+        !refused.join("corpus.sqlite").exists(),
+        "nothing is written"
+    );
+
+    let data = dir.path().join("small");
+    let out = import_within(&data, "256MiB");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let indexes = SearchIndexes::open(&data).unwrap();
+    let indexed: u64 = indexes.doc_counts().values().sum();
+    drop(indexes);
+    let rebuilt = json_ok(&data, &["reindex"]);
+    assert!(indexed > 0);
+    assert_eq!(indexed, rebuilt["posts_indexed"].as_u64().unwrap());
+}
