@@ -7,6 +7,25 @@ use serde_json::json;
 use crate::helpers::json_ok;
 use crate::serve::{ServeProcess, get_response};
 
+/// Writes `forumdex generate`'s corpus of `posts` posts (from `seed`) into `dir`.
+fn generated_corpus(dir: &std::path::Path, posts: u32, seed: u32) -> std::path::PathBuf {
+    let corpus = dir.join("corpus.jsonl");
+    let (posts, seed) = (posts.to_string(), seed.to_string());
+    json_ok(
+        dir,
+        &[
+            "generate",
+            "--posts",
+            &posts,
+            "--seed",
+            &seed,
+            "--out",
+            corpus.to_str().unwrap(),
+        ],
+    );
+    corpus
+}
+
 #[test]
 fn import_indexes_and_reindex_rebuilds() {
     let dir = tempfile::tempdir().unwrap();
@@ -36,19 +55,7 @@ fn import_indexes_and_reindex_rebuilds() {
 #[test]
 fn indexing_beside_the_import_ends_where_a_rebuild_ends() {
     let dir = tempfile::tempdir().unwrap();
-    let corpus = dir.path().join("corpus.jsonl");
-    json_ok(
-        dir.path(),
-        &[
-            "generate",
-            "--posts",
-            "6000",
-            "--seed",
-            "5",
-            "--out",
-            corpus.to_str().unwrap(),
-        ],
-    );
+    let corpus = generated_corpus(dir.path(), 6000, 5);
     let data = dir.path().join("data");
     let summary = json_ok(
         &data,
@@ -122,19 +129,7 @@ fn embed_makes_the_vectors_once() {
 #[test]
 fn an_import_at_the_smallest_memory_limit_indexes_every_post() {
     let dir = tempfile::tempdir().unwrap();
-    let corpus = dir.path().join("corpus.jsonl");
-    json_ok(
-        dir.path(),
-        &[
-            "generate",
-            "--posts",
-            "2000",
-            "--seed",
-            "8",
-            "--out",
-            corpus.to_str().unwrap(),
-        ],
-    );
+    let corpus = generated_corpus(dir.path(), 2000, 8);
     let import_within = |data: &std::path::Path, limit: &str| {
         std::process::Command::new(env!("CARGO_BIN_EXE_forumdex"))
             .arg("--data")
