@@ -36,6 +36,7 @@
 //!   outputs.
 
 mod answers;
+mod blocks;
 mod count;
 pub mod fusion;
 mod highlight;
