@@ -36,10 +36,7 @@ fn count_segment(
     let mut matches = BitSet::with_max_value(segment.max_doc());
     for field in [fields.content, fields.title_text] {
         for term in plan.terms() {
-            if let Some(mut block) =
-                plan.terms
-                    .block_postings(segment, ord, field, term, IndexRecordOption::Basic)?
-            {
+            if let Some(mut block) = plan.terms.block_postings(segment, ord, field, term)? {
                 while !block.docs().is_empty() {
                     for &doc in block.docs() {
                         matches.insert(doc);

@@ -26,7 +26,6 @@ use tantivy::query::Bm25Weight;
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocAddress, DocId, DocSet, Searcher, SegmentReader, TERMINATED, Term};
 
-use super::blocks::BlockCursor;
 use super::tiers::{Plan, TITLE_WEIGHT, Tier, stand_close};
 use crate::SearchError;
 use crate::index::Fields;
@@ -100,7 +99,6 @@ pub fn best(
         start: start.max(bar_weight),
         rare_weight,
         counts: (rare, common),
-        lowest: plan.lowest_key(),
     };
     if rare > 0 && common > 0 && bar_weight < rare_weight {
         let mut kept = new_kept(rare_weight);
@@ -127,7 +125,7 @@ fn walk_index(
         let Some(mut admit) = Admission::of(segment, fields, filter)? else {
             continue;
         };
-        let mut cursors = cursors(segment, ord, fields, plan, weights, kept.rare_weight)?;
+        let mut cursors = cursors(segment, ord, fields, plan, kept.rare_weight)?;
         if cursors.is_empty() {
             continue;
         }
@@ -154,18 +152,6 @@ fn walk_index(
                 .unwrap_or(TERMINATED);
             if doc == TERMINATED {
                 break;
-            }
-            if let Some(to_beat) = kept.bm25_to_beat() {
-                match walk.skip(doc, optional, to_beat) {
-                    Skip::No => {}
-                    Skip::To(next) => {
-                        for cursor in &mut walk.cursors[optional..] {
-                            cursor.seek(next);
-                        }
-                        continue;
-                    }
-                    Skip::Rest => break,
-                }
             }
             if admit.admits(doc) {
                 let fieldnorm = norms.fieldnorm_id(doc);
@@ -231,8 +217,6 @@ struct Kept {
     rare_weight: u32,
     /// The plan's words that are not common, and the common ones.
     counts: (u32, u32),
-    /// The best tier key any post can take ([`Plan::lowest_key`]).
-    lowest: (u32, u32, u32, u32, u32),
 }
 
 impl Kept {
@@ -256,14 +240,6 @@ impl Kept {
         self.start
             .max(full(&self.heap, self.depth))
             .max(full(&self.leaders, self.shown))
-    }
-
-    /// The BM25 a post must exceed to enter, once the worst kept match is in the best
-    /// tier there is: from then on only BM25 decides, and its block maxima can skip posts.
-    fn bm25_to_beat(&self) -> Option<f64> {
-        self.worst()
-            .filter(|worst| worst.tier.key() == self.lowest)
-            .map(|worst| worst.tier.bm25)
     }
 
     fn weight(&self, tier: &Tier) -> u32 {
@@ -300,13 +276,6 @@ impl Kept {
 struct WordWeights {
     text: Vec<Vec<Bm25Weight>>,
     title: Vec<f32>,
-    /// Per word and text term, its document frequency and its share of the word's weight:
-    /// what a segment's bound weights ([`WordWeights::segment_bounds`]) are made of.
-    shares: Vec<Vec<(u64, f32)>>,
-    /// Documents counted with the deleted ones, as BM25 takes them.
-    max_docs: u64,
-    /// The average text length over every segment, which BM25 scores with.
-    average_length: f32,
 }
 
 impl WordWeights {
@@ -323,7 +292,6 @@ impl WordWeights {
         let average_length = tokens as f32 / max_docs as f32;
         let mut text = Vec::with_capacity(plan.words.len());
         let mut title = Vec::with_capacity(plan.words.len());
-        let mut shares = Vec::with_capacity(plan.words.len());
         for word in &plan.words {
             let (terms, share) = match &word.term {
                 Some(term) => (std::slice::from_ref(term), 1.0),
@@ -333,17 +301,14 @@ impl WordWeights {
                 ),
             };
             let mut weights = Vec::with_capacity(terms.len());
-            let mut word_shares = Vec::with_capacity(terms.len());
             for term in terms {
                 let doc_freq = plan.terms.doc_freq(fields.content, term);
                 weights.push(
                     Bm25Weight::for_one_term_without_explain(doc_freq, max_docs, average_length)
                         .boost_by(share),
                 );
-                word_shares.push((doc_freq, share));
             }
             text.push(weights);
-            shares.push(word_shares);
             // Only opening posts have a searchable title, so BM25's length normalisation (an
             // average over every document) would crush title matches: a title match scores a
             // constant times the term's title IDF instead.
@@ -360,53 +325,19 @@ impl WordWeights {
             };
             title.push(title_score);
         }
-        Ok(Self {
-            text,
-            title,
-            shares,
-            max_docs,
-            average_length,
-        })
-    }
-
-    /// For each text term of `word`, the weight that bounds its scores in a segment whose
-    /// average text length is `segment_average`, and the factor that makes those bounds hold
-    /// for the scores the walk gives.
-    ///
-    /// A block's maximum in the postings is the (length, frequency) pair of the block that
-    /// scores best with the segment's own average length. BM25 divides by
-    /// `tf + k1 (1 - b + b len / avg)`: with the index-wide average `A` instead of the
-    /// segment's `a`, that divisor is at least `min(1, a / A)` times what it was, so every
-    /// score of the block is at most `max(1, A / a)` times the block's maximum.
-    fn segment_bounds(&self, word: usize, segment_average: f32) -> (Vec<Bm25Weight>, f32) {
-        let weights = self.shares[word]
-            .iter()
-            .map(|&(doc_freq, share)| {
-                Bm25Weight::for_one_term_without_explain(doc_freq, self.max_docs, segment_average)
-                    .boost_by(share)
-            })
-            .collect();
-        let scale = (self.average_length / segment_average).max(1.0) * BOUND_MARGIN;
-        (weights, scale)
+        Ok(Self { text, title })
     }
 }
-
-/// Bounds are raised by this factor, so that rounding in `f32` never makes one too low.
-const BOUND_MARGIN: f32 = 1.001;
 
 /// One query word's postings in one segment: the union of its terms in the text and the
 /// opening titles.
 struct WordCursor {
     /// The word's place in the plan.
     word: usize,
-    /// Text postings, one per term (the order of [`WordWeights::text`]), each scored with
-    /// its bound weight ([`WordWeights::segment_bounds`]): only their block maxima are
-    /// scores of theirs the walk uses.
-    text: Vec<Option<BlockCursor>>,
+    /// Text postings, one per term (the order of [`WordWeights::text`]).
+    text: Vec<Option<SegmentPostings>>,
     /// Title postings of its terms.
     titles: Vec<SegmentPostings>,
-    /// The text postings of its own term with positions, when it is in a pair.
-    positions: Option<SegmentPostings>,
     /// The word as typed in the `spell` field, when its term differs.
     typed: Option<SegmentPostings>,
     /// The smallest current document of `text` and `titles`.
@@ -415,30 +346,21 @@ struct WordCursor {
     doc_freq: u32,
     /// What holding the word weighs in the words tier.
     weight: u32,
-    /// What makes a block maximum of `text` a bound of the walk's scores.
-    scale: f32,
-    /// The most the word adds to any post's BM25.
-    max_score: f32,
-    /// What a title match adds to BM25.
-    title_score: f32,
 }
 
 impl WordCursor {
+    fn postings(&mut self) -> impl Iterator<Item = &mut SegmentPostings> {
+        self.text.iter_mut().flatten().chain(self.titles.iter_mut())
+    }
+
     fn refresh(&mut self) {
-        let text = self.text.iter().flatten().map(|s| s.doc());
-        let titles = self.titles.iter().map(|p| p.doc());
-        self.doc = text.chain(titles).min().unwrap_or(TERMINATED);
+        self.doc = self.postings().map(|p| p.doc()).min().unwrap_or(TERMINATED);
     }
 
     /// Moves to `target` or the first document after it; whether the word is at `target`.
     fn seek(&mut self, target: DocId) -> bool {
         if self.doc < target {
-            for scorer in self.text.iter_mut().flatten() {
-                if scorer.doc() < target {
-                    scorer.seek(target);
-                }
-            }
-            for postings in &mut self.titles {
+            for postings in self.postings() {
                 if postings.doc() < target {
                     postings.seek(target);
                 }
@@ -451,12 +373,7 @@ impl WordCursor {
     /// Moves past the current document.
     fn advance(&mut self) {
         let doc = self.doc;
-        for scorer in self.text.iter_mut().flatten() {
-            if scorer.doc() == doc {
-                scorer.advance();
-            }
-        }
-        for postings in &mut self.titles {
+        for postings in self.postings() {
             if postings.doc() == doc {
                 postings.advance();
             }
@@ -464,27 +381,12 @@ impl WordCursor {
         self.refresh();
     }
 
-    /// The most the word adds to the BM25 of a post from its current document to the last
-    /// document of the text blocks it is in, and that last document.
-    fn block_bound(&mut self) -> (f32, DocId) {
-        let (mut bound, mut last) = (0.0, TERMINATED);
-        for scorer in self.text.iter_mut().flatten() {
-            if scorer.doc() != TERMINATED {
-                let (block_max, block_last) = scorer.block_max();
-                bound += block_max * self.scale;
-                last = last.min(block_last);
-            }
-        }
-        if self.titles.iter().any(|t| t.doc() != TERMINATED) {
-            bound += self.title_score;
-        }
-        (bound, last)
-    }
-
-    /// The text postings of the word's own term with its positions, when it is at `doc`.
-    fn positions_at(&mut self, doc: DocId) -> Option<&mut SegmentPostings> {
-        let postings = self.positions.as_mut()?;
-        at_doc(postings, doc).then_some(postings)
+    /// The text postings of the word's own term, when it is at `doc`.
+    fn own_text_at(&mut self, doc: DocId) -> Option<&mut SegmentPostings> {
+        self.text
+            .first_mut()?
+            .as_mut()
+            .filter(|postings| postings.doc() == doc)
     }
 }
 
@@ -494,42 +396,32 @@ fn cursors(
     ord: usize,
     fields: &Fields,
     plan: &Plan,
-    weights: &WordWeights,
     rare_weight: u32,
 ) -> Result<Vec<WordCursor>, SearchError> {
     let spell_index = segment.inverted_index(fields.spell)?;
-    let norms = segment.get_fieldnorms_reader(fields.content)?;
-    let segment_average = segment.inverted_index(fields.content)?.total_num_tokens() as f32
-        / segment.max_doc().max(1) as f32;
     let mut cursors = Vec::new();
     for (at, word) in plan.words.iter().enumerate() {
         let in_pair = plan.pairs.iter().any(|&(l, r)| l == at || r == at);
+        let record = if in_pair {
+            IndexRecordOption::WithFreqsAndPositions
+        } else {
+            IndexRecordOption::WithFreqs
+        };
         let terms: Vec<&String> = word.term.iter().chain(&word.neighbour_terms).collect();
-        let (bounds, scale) = weights.segment_bounds(at, segment_average);
         let mut cursor = WordCursor {
             word: at,
             text: Vec::with_capacity(terms.len()),
             titles: Vec::new(),
-            positions: None,
             typed: None,
             doc: TERMINATED,
             doc_freq: 0,
             weight: if word.common { 1 } else { rare_weight },
-            scale,
-            max_score: weights.text[at].iter().map(Bm25Weight::max_score).sum(),
-            title_score: weights.title[at],
         };
-        for (term, bound) in terms.into_iter().zip(bounds) {
-            let text = plan.terms.block_postings(
-                segment,
-                ord,
-                fields.content,
-                term,
-                IndexRecordOption::WithFreqs,
-            )?;
-            cursor
-                .text
-                .push(text.map(|block| BlockCursor::new(block, bound, norms.clone())));
+        for term in terms {
+            let text = plan
+                .terms
+                .postings(segment, ord, fields.content, term, record)?;
+            cursor.text.push(text);
             if let Some(title) = plan.terms.postings(
                 segment,
                 ord,
@@ -540,50 +432,19 @@ fn cursors(
                 cursor.titles.push(title);
             }
         }
-        if in_pair && let Some(term) = &word.term {
-            cursor.positions = plan.terms.postings(
-                segment,
-                ord,
-                fields.content,
-                term,
-                IndexRecordOption::WithFreqsAndPositions,
-            )?;
-        }
         if let Some(typed) = &word.typed {
             cursor.typed = spell_index.read_postings(
                 &Term::from_field_text(fields.spell, typed),
                 IndexRecordOption::Basic,
             )?;
         }
-        let text_freq: u32 = cursor
-            .text
-            .iter()
-            .flatten()
-            .map(BlockCursor::doc_freq)
-            .sum();
-        let title_freq: u32 = cursor.titles.iter().map(|p| p.doc_freq()).sum();
-        cursor.doc_freq = text_freq + title_freq;
-        cursor.max_score += if cursor.titles.is_empty() {
-            0.0
-        } else {
-            cursor.title_score
-        };
+        cursor.doc_freq = cursor.postings().map(|p| p.doc_freq()).sum();
         cursor.refresh();
         if cursor.doc != TERMINATED {
             cursors.push(cursor);
         }
     }
     Ok(cursors)
-}
-
-/// Whether the walk can pass over the posts from the one it is at.
-enum Skip {
-    /// No: the post may enter.
-    No,
-    /// Up to this post (not included), no post can enter.
-    To(DocId),
-    /// No post left in the segment can enter.
-    Rest,
 }
 
 /// The walk over one segment.
@@ -597,39 +458,6 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    /// Whether the posts from `doc` (where the walked cursors from `optional` on lead) up
-    /// to the end of some block of postings can all be passed over, none of them scoring
-    /// above `to_beat` (every post already has to, [`Kept::bm25_to_beat`]). First with the
-    /// block maxima of the walked words and the most the others can add, then, when that
-    /// is not enough, with the block maxima of every word at `doc`.
-    fn skip(&mut self, doc: DocId, optional: usize, to_beat: f64) -> Skip {
-        let passes = |bound: f32| f64::from(bound) <= to_beat;
-        let mut bound: f32 = self.cursors[..optional].iter().map(|c| c.max_score).sum();
-        let mut last = TERMINATED;
-        for cursor in &mut self.cursors[optional..] {
-            let (word_bound, word_last) = cursor.block_bound();
-            bound += word_bound;
-            last = last.min(word_last);
-        }
-        if !passes(bound) {
-            (bound, last) = (0.0, TERMINATED);
-            for cursor in self.cursors.iter_mut() {
-                cursor.seek(doc);
-                let (word_bound, word_last) = cursor.block_bound();
-                bound += word_bound;
-                last = last.min(word_last);
-            }
-            if !passes(bound) {
-                return Skip::No;
-            }
-        }
-        if last == TERMINATED {
-            Skip::Rest
-        } else {
-            Skip::To(last + 1)
-        }
-    }
-
     /// How many cursors, from the first, weigh less than `floor` together: those a post
     /// cannot enter by alone.
     fn optional(&self, floor: u32) -> usize {
@@ -711,7 +539,7 @@ impl Walk<'_> {
                 .pairs
                 .iter()
                 .any(|&(l, r)| l == cursor.word || r == cursor.word);
-            if in_pair && let Some(postings) = cursor.positions_at(doc) {
+            if in_pair && let Some(postings) = cursor.own_text_at(doc) {
                 let mut positions = Vec::with_capacity(postings.term_freq() as usize);
                 postings.positions(&mut positions);
                 self.positions.push((cursor.word, positions));
@@ -771,11 +599,11 @@ impl Walk<'_> {
         let mut bm25 = 0.0f32;
         for cursor in self.cursors.iter().filter(|c| c.doc == doc) {
             let weights = &self.weights.text[cursor.word];
-            for (scorer, weight) in cursor.text.iter().zip(weights) {
-                if let Some(scorer) = scorer
-                    && scorer.doc() == doc
+            for (postings, weight) in cursor.text.iter().zip(weights) {
+                if let Some(postings) = postings
+                    && postings.doc() == doc
                 {
-                    bm25 += weight.score(fieldnorm, scorer.term_freq());
+                    bm25 += weight.score(fieldnorm, postings.term_freq());
                 }
             }
             if self.plan.words[cursor.word].term.is_some()
@@ -1017,7 +845,6 @@ mod tests {
             start: 1,
             rare_weight: common + 1,
             counts: (rare, common),
-            lowest: plan.lowest_key(),
         };
         walk_index(searcher, fields, plan, filter, &weights, &mut kept).unwrap();
         kept.into_sorted()
@@ -1127,79 +954,5 @@ mod tests {
             assert!(admitted, "a deleted document was returned for {query:?}");
         }
         assert!(compared > 300, "only {compared} comparisons");
-    }
-
-    #[test]
-    fn the_walk_passes_over_whole_blocks_that_cannot_beat_the_worst_kept_match() {
-        let (schema, fields) = schema();
-        let index = Index::create_in_ram(schema);
-        analysis::register(&index, "en");
-        let mut writer = index.writer_with_num_threads(1, 15_000_000).unwrap();
-        // 1,500 long posts naming the word once, then 500 short ones naming it three times.
-        for n in 0..2_000 {
-            let text = if n < 1_500 {
-                format!("bitcoin {}", vec!["filler"; 40].join(" "))
-            } else {
-                "bitcoin bitcoin bitcoin".to_owned()
-            };
-            let mut doc = TantivyDocument::new();
-            doc.add_i64(fields.post_id, n);
-            doc.add_text(fields.content, &text);
-            doc.add_text(fields.spell, &text);
-            writer.add_document(doc).unwrap();
-        }
-        writer.commit().unwrap();
-        let reader = index.reader().unwrap();
-        let target = Target {
-            searcher: reader.searcher(),
-            index: Arc::new(LangIndex {
-                key: "en".to_owned(),
-                index,
-                reader,
-            }),
-        };
-        let words = words::query_words(&[&target.searcher], fields.spell, "bitcoin").unwrap();
-        let plan = tiers::plan(&target, &fields, &words).unwrap();
-        let weights = WordWeights::of(&target.searcher, &fields, &plan).unwrap();
-        let segment = target.searcher.segment_reader(0);
-        let norms = segment.get_fieldnorms_reader(fields.content).unwrap();
-        let score = |doc: DocId, tf: u32| weights.text[0][0].score(norms.fieldnorm_id(doc), tf);
-        let (long, short) = (score(0, 1), score(1_999, 3));
-        assert!(long * 1.01 < short);
-        let mut walk = Walk {
-            plan: &plan,
-            weights: &weights,
-            cursors: cursors(segment, 0, &fields, &plan, &weights, 2).unwrap(),
-            positions: Vec::new(),
-        };
-        // Nothing to beat: every post may enter.
-        assert!(matches!(walk.skip(0, 0, -1.0), Skip::No));
-        // Beating the long posts: their blocks are passed over, up to the block where the
-        // short ones start (posts 1,408 to 1,535).
-        let to_beat = f64::from(long * 1.01);
-        let mut skips = 0;
-        loop {
-            let doc = walk.cursors[0].doc;
-            match walk.skip(doc, 0, to_beat) {
-                Skip::To(next) => {
-                    assert!(next > doc && next <= 1_500, "passed over {doc}..{next}");
-                    walk.cursors[0].seek(next);
-                    skips += 1;
-                }
-                Skip::No => break,
-                Skip::Rest => panic!("passed over the short posts"),
-            }
-        }
-        assert_eq!((skips, walk.cursors[0].doc), (11, 1_408));
-        // Beating them all: the rest of the segment is passed over.
-        let to_beat = f64::from(short * 1.01);
-        loop {
-            let doc = walk.cursors[0].doc;
-            match walk.skip(doc, 0, to_beat) {
-                Skip::To(next) => walk.cursors[0].seek(next),
-                Skip::No => panic!("post {doc} cannot beat {to_beat}"),
-                Skip::Rest => break,
-            };
-        }
     }
 }

@@ -36,7 +36,6 @@
 //!   outputs.
 
 mod answers;
-mod blocks;
 mod count;
 pub mod fusion;
 mod highlight;

@@ -72,21 +72,23 @@ impl TermTable {
         Ok(Some(index.read_postings_from_terminfo(info, record)?))
     }
 
-    /// The block postings of `term` of `field` in `segment` (ordinal `ord`), with what
-    /// `record` asks for, `None` when the segment does not hold it or it was not looked up.
+    /// The block postings (documents only) of `term` of `field` in `segment` (ordinal
+    /// `ord`), `None` when the segment does not hold it or it was not looked up.
     pub fn block_postings(
         &self,
         segment: &SegmentReader,
         ord: usize,
         field: Field,
         term: &str,
-        record: IndexRecordOption,
     ) -> Result<Option<BlockSegmentPostings>, SearchError> {
         let Some(info) = self.info(ord, field, term) else {
             return Ok(None);
         };
         let index = segment.inverted_index(field)?;
-        Ok(Some(index.read_block_postings_from_terminfo(info, record)?))
+        Ok(Some(index.read_block_postings_from_terminfo(
+            info,
+            IndexRecordOption::Basic,
+        )?))
     }
 
     fn info(&self, ord: usize, field: Field, term: &str) -> Option<&TermInfo> {
@@ -153,9 +155,7 @@ mod tests {
                     .unwrap()
                     .map(docs);
                 assert_eq!(tabled, direct, "{term} in segment {ord}");
-                let blocks = table
-                    .block_postings(segment, ord, text, term, IndexRecordOption::Basic)
-                    .unwrap();
+                let blocks = table.block_postings(segment, ord, text, term).unwrap();
                 assert_eq!(blocks.is_some(), direct.is_some());
                 if let (Some(blocks), Some(direct)) = (blocks, direct) {
                     assert_eq!(blocks.docs(), direct.as_slice());

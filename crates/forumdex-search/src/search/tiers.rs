@@ -143,19 +143,6 @@ impl Plan {
         (unheld(false), unheld(true))
     }
 
-    /// The best tier key a post of the index can take ([`Tier::key`]): missing only the
-    /// words the index holds nowhere, holding each word matched by its neighbours as a typo
-    /// (a post missing it is in a worse tier), every word as typed, every pair close.
-    pub fn lowest_key(&self) -> (u32, u32, u32, u32, u32) {
-        let (missing, missing_common) = self.fewest_missing();
-        let typos = self
-            .words
-            .iter()
-            .filter(|w| w.term.is_none() && w.matches_anything())
-            .count() as u32;
-        (missing, missing_common, typos, 0, 0)
-    }
-
     /// The tier of a match from what it holds: how many words that are not common and how
     /// many common ones (`typos` of them only by a neighbour), how many pairs stand close,
     /// how many words are held as typed.
