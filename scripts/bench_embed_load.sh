@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Search latency while the background job embeds the corpus (issue 37; figures: BENCHMARKS.md
+# "Search while the corpus embeds"): `forumdex serve` on a data folder whose posts have no
+# vectors yet, the queries of a query file at concurrency 1 from the moment the node is
+# ready, while `/readyz` says how much of the corpus is embedded; then the same load once
+# every post has its vector.
+#
+#   scripts/bench_embed_load.sh --data DIR --queries FILE [--bin DIR] [--seconds S]
+#
+# DIR is an imported data folder; its vectors (search/*/semantic/) are removed first, so the
+# job starts from nothing. It gains an account, a key and bench/ files. One JSON line per
+# phase (fdx-load's, plus the coverage at its start and end), then the job's wall time.
+# Nothing here runs in CI (.ci/run).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BIN=$ROOT/target/release
+DATA=
+QUERIES=
+SECS=10
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --data) DATA=$2; shift 2 ;;
+        --queries) QUERIES=$2; shift 2 ;;
+        --bin) BIN=$2; shift 2 ;;
+        --seconds) SECS=$2; shift 2 ;;
+        *) echo "unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+[ -n "$DATA" ] && [ -n "$QUERIES" ] || { echo "--data and --queries are required" >&2; exit 2; }
+ADDR=127.0.0.1:${BENCH_PORT:-38521}
+OUT=$DATA/bench/embed-load
+mkdir -p "$OUT"
+"$BIN/fdx-load" paths --data "$DATA" --out "$OUT" --queries "$QUERIES" > /dev/null
+if [ ! -s "$OUT/key" ]; then
+    account=$("$BIN/forumdex" --data "$DATA" accounts create --email bench-embed@example.com \
+        --credits 1000000000 --json | jq -r .account_id)
+    "$BIN/forumdex" --data "$DATA" keys create --account "$account" --name bench --json \
+        | jq -r .key > "$OUT/key"
+    chmod 600 "$OUT/key"
+fi
+rm -rf "$DATA"/search/*/semantic
+FORUMDEX_RATE_LIMIT_PER_MINUTE=1000000000 FORUMDEX_SEMANTIC_MODEL=bundled \
+    "$BIN/forumdex" --data "$DATA" serve --listen "$ADDR" 2> "$OUT/serve.log" &
+SERVER=$!
+trap 'kill $SERVER 2> /dev/null || true' EXIT
+for _ in $(seq 1 600); do
+    curl -fs "http://$ADDR/readyz" > /dev/null 2>&1 && break
+    sleep 0.1
+done
+started=$(date +%s.%N)
+coverage() { curl -fs "http://$ADDR/readyz" | jq -c '.semantic | {embedded, docs, coverage}'; }
+run() {
+    local label=$1 before
+    before=$(coverage)
+    "$BIN/fdx-load" run --addr "$ADDR" --key "$(cat "$OUT/key")" --paths "$OUT/search.paths" \
+        --label "$label" --concurrency 1 --seconds "$SECS" --warmup 0 --pid "$SERVER" \
+        | jq -c --argjson before "$before" --argjson after "$(coverage)" \
+            --arg queries "$(basename "$QUERIES")" \
+            '. + {queries: $queries, coverage_before: $before, coverage_after: $after}'
+}
+run search-c1-while-embedding
+until [ "$(curl -fs "http://$ADDR/readyz" | jq '.semantic.coverage')" = 1 ]; do sleep 0.5; done
+jq -cn --arg s "$(echo "$(date +%s.%N) - $started" | bc)" \
+    '{label: "embedding-job", wall_s: ($s | tonumber | . * 10 | round / 10)}'
+run search-c1-embedded
