@@ -12,6 +12,11 @@ use super::tiers::Plan;
 use crate::SearchError;
 use crate::index::Fields;
 
+/// How many flagged documents reading block by block costs about as much as seeking one
+/// match in the flag's postings (decoding a block is a few nanoseconds a document; a seek,
+/// with the walk of the matches' bits and the list of those found, several times that).
+const SEEK_COST: usize = 4;
+
 /// Posts of the index of `searcher` holding a term of `plan`, that `filter` admits.
 pub fn count(
     searcher: &Searcher,
@@ -68,27 +73,31 @@ fn count_segment(
     Ok(matches.len() as u64)
 }
 
-/// Removes from `matches` the documents whose flag `field` is 1: by walking the flag's
-/// postings when they are fewer than the matches, else by seeking each match in them (a
-/// query of rare words need not read every hidden post of the segment).
+/// Removes from `matches` the documents whose flag `field` is 1: by reading the flag's
+/// postings block by block when they are fewer than [`SEEK_COST`] times the matches, else
+/// by seeking each match in them (a query of rare words need not read every hidden post of
+/// the segment).
 fn remove_flagged(
     segment: &SegmentReader,
     field: Field,
     matches: &mut BitSet,
 ) -> Result<(), SearchError> {
     let index = segment.inverted_index(field)?;
-    let Some(mut flagged) =
-        index.read_postings(&Term::from_field_u64(field, 1), IndexRecordOption::Basic)?
-    else {
+    let flag = Term::from_field_u64(field, 1);
+    let Some(info) = index.get_term_info(&flag)? else {
         return Ok(());
     };
-    if flagged.doc_freq() as usize <= matches.len() {
-        while flagged.doc() != TERMINATED {
-            matches.remove(flagged.doc());
-            flagged.advance();
+    if info.doc_freq as usize <= matches.len().saturating_mul(SEEK_COST) {
+        let mut block = index.read_block_postings_from_terminfo(&info, IndexRecordOption::Basic)?;
+        while !block.docs().is_empty() {
+            for &doc in block.docs() {
+                matches.remove(doc);
+            }
+            block.advance();
         }
         return Ok(());
     }
+    let mut flagged = index.read_postings_from_terminfo(&info, IndexRecordOption::Basic)?;
     let mut found = Vec::new();
     for doc in members(matches) {
         if flagged.doc() < doc {
