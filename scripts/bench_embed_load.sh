@@ -13,6 +13,7 @@
 # Nothing here runs in CI (.ci/run).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/scripts/bench_server.sh"
 BIN=$ROOT/target/release
 DATA=
 QUERIES=
@@ -31,22 +32,13 @@ ADDR=127.0.0.1:${BENCH_PORT:-38521}
 OUT=$DATA/bench/embed-load
 mkdir -p "$OUT"
 "$BIN/fdx-load" paths --data "$DATA" --out "$OUT" --queries "$QUERIES" > /dev/null
-if [ ! -s "$OUT/key" ]; then
-    account=$("$BIN/forumdex" --data "$DATA" accounts create --email bench-embed@example.com \
-        --credits 1000000000 --json | jq -r .account_id)
-    "$BIN/forumdex" --data "$DATA" keys create --account "$account" --name bench --json \
-        | jq -r .key > "$OUT/key"
-    chmod 600 "$OUT/key"
-fi
+bench_key "$DATA" "$OUT" bench-embed@example.com
 rm -rf "$DATA"/search/*/semantic
 FORUMDEX_RATE_LIMIT_PER_MINUTE=1000000000 FORUMDEX_SEMANTIC_MODEL=bundled \
     "$BIN/forumdex" --data "$DATA" serve --listen "$ADDR" 2> "$OUT/serve.log" &
 SERVER=$!
 trap 'kill $SERVER 2> /dev/null || true' EXIT
-for _ in $(seq 1 600); do
-    curl -fs "http://$ADDR/readyz" > /dev/null 2>&1 && break
-    sleep 0.1
-done
+wait_ready "$ADDR"
 started=$(date +%s.%N)
 coverage() { curl -fs "http://$ADDR/readyz" | jq -c '.semantic | {embedded, docs, coverage}'; }
 run() {

@@ -7,9 +7,11 @@
 #   scripts/bench_search.sh --data DIR --queries FILE [--bin DIR] [--seconds S]
 #
 # DIR is an imported data folder (it gains an account, a key and bench/ files); FILE is a
-# `forumdex relevance` query file. Nothing here runs in CI (.ci/run).
+# `forumdex relevance` query file. With the semantic model on, the load starts once every
+# post has its vector (a folder never embedded is embedded first, by the node's job). Nothing here runs in CI (.ci/run).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/scripts/bench_server.sh"
 BIN=$ROOT/target/release
 DATA=
 QUERIES=
@@ -29,23 +31,15 @@ OUT=$DATA/bench/search
 mkdir -p "$OUT"
 "$BIN/fdx-load" paths --data "$DATA" --out "$OUT" --queries "$QUERIES"
 "$BIN/fdx-load" paths --data "$DATA" --out "$OUT/en" --queries "$QUERIES" --lang en
-if [ ! -s "$OUT/key" ]; then
-    account=$("$BIN/forumdex" --data "$DATA" accounts create --email bench-search@example.com \
-        --credits 1000000000 --json | jq -r .account_id)
-    "$BIN/forumdex" --data "$DATA" keys create --account "$account" --name bench --json \
-        | jq -r .key > "$OUT/key"
-    chmod 600 "$OUT/key"
-fi
+bench_key "$DATA" "$OUT" bench-search@example.com
 # Topic lookups of the largest topics first, then posts: the paths file holds both kinds.
 grep '/topics/' "$OUT/lookups.paths" > "$OUT/topics.paths"
 FORUMDEX_RATE_LIMIT_PER_MINUTE=1000000000 "$BIN/forumdex" --data "$DATA" serve --listen "$ADDR" \
     2> /dev/null &
 SERVER=$!
 trap 'kill $SERVER 2> /dev/null || true' EXIT
-for _ in $(seq 1 600); do
-    curl -fs "http://$ADDR/readyz" > /dev/null 2>&1 && break
-    sleep 0.1
-done
+wait_ready "$ADDR"
+wait_embedded "$ADDR"
 run() {
     local label=$1 paths=$2 conc=$3
     "$BIN/fdx-load" run --addr "$ADDR" --key "$(cat "$OUT/key")" --paths "$paths" \
