@@ -14,20 +14,8 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/scripts/bench_server.sh"
-BIN=$ROOT/target/release
-DATA=
-QUERIES=
 SECS=10
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --data) DATA=$2; shift 2 ;;
-        --queries) QUERIES=$2; shift 2 ;;
-        --bin) BIN=$2; shift 2 ;;
-        --seconds) SECS=$2; shift 2 ;;
-        *) echo "unknown argument $1" >&2; exit 2 ;;
-    esac
-done
-[ -n "$DATA" ] && [ -n "$QUERIES" ] || { echo "--data and --queries are required" >&2; exit 2; }
+search_bench_args "$@"
 ADDR=127.0.0.1:${BENCH_PORT:-38521}
 OUT=$DATA/bench/embed-load
 mkdir -p "$OUT"

@@ -8,24 +8,13 @@
 #
 # DIR is an imported data folder (it gains an account, a key and bench/ files); FILE is a
 # `forumdex relevance` query file. With the semantic model on, the load starts once every
-# post has its vector (a folder never embedded is embedded first, by the node's job). Nothing here runs in CI (.ci/run).
+# post has its vector (a folder never embedded is embedded first, by the node's job).
+# Nothing here runs in CI (.ci/run).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/scripts/bench_server.sh"
-BIN=$ROOT/target/release
-DATA=
-QUERIES=
 SECS=15
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --data) DATA=$2; shift 2 ;;
-        --queries) QUERIES=$2; shift 2 ;;
-        --bin) BIN=$2; shift 2 ;;
-        --seconds) SECS=$2; shift 2 ;;
-        *) echo "unknown argument $1" >&2; exit 2 ;;
-    esac
-done
-[ -n "$DATA" ] && [ -n "$QUERIES" ] || { echo "--data and --queries are required" >&2; exit 2; }
+search_bench_args "$@"
 ADDR=127.0.0.1:${BENCH_PORT:-38519}
 OUT=$DATA/bench/search
 mkdir -p "$OUT"

@@ -1,5 +1,23 @@
-# Sourced by the HTTP search benchmarks (bench_search.sh, bench_embed_load.sh): a key with
-# credits for the load, and the wait for a started node.
+# Sourced by the HTTP search benchmarks (bench_search.sh, bench_embed_load.sh): their
+# options, a key with credits for the load, and the waits for a started node.
+
+# Sets DATA, QUERIES, BIN (default: the release build) and SECS (the caller's default) from
+# the options --data DIR --queries FILE [--bin DIR] [--seconds S]; exits on anything else.
+search_bench_args() {
+    BIN=$ROOT/target/release
+    DATA=
+    QUERIES=
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            --data) DATA=$2; shift 2 ;;
+            --queries) QUERIES=$2; shift 2 ;;
+            --bin) BIN=$2; shift 2 ;;
+            --seconds) SECS=$2; shift 2 ;;
+            *) echo "unknown argument $1" >&2; exit 2 ;;
+        esac
+    done
+    [ -n "$DATA" ] && [ -n "$QUERIES" ] || { echo "--data and --queries are required" >&2; exit 2; }
+}
 
 # Writes to OUT/key the key of a new account with a billion credits in DATA, unless one is
 # there; EMAIL names the account.
