@@ -76,8 +76,9 @@ pub const RANKING_MODEL_VERSION: &str = "fdx-rank-3";
 pub const RERANK_DEPTH: usize = 300;
 /// Version of the fusion of the lexical and semantic legs ([`fusion`]), reported in a
 /// hybrid hit's `ranking_model_version` (2: the posts of a thread the query names first,
-/// posts that cannot answer further down).
-pub const FUSION_VERSION: &str = "rrf60-2";
+/// posts that cannot answer further down; 3: a named thread's posts ordered by the query
+/// without its naming words).
+pub const FUSION_VERSION: &str = "rrf60-3";
 /// Queries of this many words or more are natural language: the semantic leg runs.
 pub const SEMANTIC_MIN_WORDS: usize = 4;
 /// Hits returned.
@@ -642,8 +643,14 @@ fn semantic_leg(
     request: &SearchRequest,
     named: &NamedTopics,
 ) -> Result<Option<Vec<Near>>, SearchError> {
-    let Some(query) = semantic.model().embed_quantised(&request.query) else {
+    let Some(whole) = semantic.model().embed_quantised(&request.query) else {
         return Ok(None);
+    };
+    let query = nearest::SemanticQuery {
+        whole,
+        without_names: named
+            .without_names(&request.query)
+            .and_then(|rest| semantic.model().embed_quantised(&rest)),
     };
     let filter = matcher::Filter {
         skip_hidden: !request.include_low_quality,

@@ -6,8 +6,8 @@
 //! On the 1.4M corpus that is p99 45 ms instead of 87 ms for a whole exact scan, for MRR@10
 //! 0.157 instead of 0.169 on the other-words tuning half (BENCHMARKS.md, "Semantic
 //! search"). The posts of the threads the query names ([`NamedTopics`]) are all compared
-//! exactly, and the nearest of them come first. A segment not embedded yet contributes
-//! nothing.
+//! exactly with the query without its naming words, and the nearest of them come first.
+//! A segment not embedded yet contributes nothing.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -47,7 +47,7 @@ impl Scan {
     /// nearest are kept), in two passes: the [`RESCORED`] documents whose components'
     /// signs agree most with the query's (Hamming distance of the sign bits), then the
     /// exact cosine of those; and every one of `named` (ascending), exactly, to
-    /// `heaps.named`.
+    /// `heaps.named`, compared with the query without its naming words.
     fn run(
         &self,
         segment: &SegmentReader,
@@ -65,7 +65,7 @@ impl Scan {
             && let Some(mut admission) = Admission::of(segment, fields, filter)?
         {
             for &doc in named.iter().take_while(|&&doc| doc < docs) {
-                self.offer(doc, query, &mut admission, &mut heaps.named);
+                self.offer(doc, query.named, &mut admission, &mut heaps.named);
             }
         }
         let mut distances: Vec<u16> = Vec::with_capacity(docs as usize);
@@ -98,16 +98,16 @@ impl Scan {
             if distance > cutoff || distance == NO_VECTOR {
                 continue;
             }
-            self.offer(doc as u32, query, &mut admission, &mut heaps.all);
+            self.offer(doc as u32, query.embedding, &mut admission, &mut heaps.all);
         }
         Ok(())
     }
 
-    /// Offers `doc` to `nearest`, if `admission` admits it.
+    /// Offers `doc` to `nearest` by its cosine with `query`, if `admission` admits it.
     fn offer(
         &self,
         doc: DocId,
-        query: &QueryVector,
+        query: &Embedding,
         admission: &mut Admission<'_>,
         nearest: &mut Nearest,
     ) {
@@ -121,10 +121,10 @@ impl Scan {
         });
     }
 
-    /// The cosine of `doc`'s vector and the query's (0 without a vector).
-    fn similarity(&self, doc: DocId, query: &QueryVector) -> f32 {
+    /// The cosine of `doc`'s vector and `query` (0 without a vector).
+    fn similarity(&self, doc: DocId, query: &Embedding) -> f32 {
         let (codes, scale) = self.table.get(doc);
-        dot(codes, &query.embedding.codes) as f32 * scale * query.embedding.scale
+        dot(codes, &query.codes) as f32 * scale * query.scale
     }
 }
 
@@ -186,10 +186,21 @@ impl Heaps {
     }
 }
 
-/// The query's vector and its sign bits.
+/// The vectors of a query.
+pub(super) struct SemanticQuery {
+    /// Of the whole query.
+    pub whole: Embedding,
+    /// Of the query without the words that name threads ([`NamedTopics::without_names`]),
+    /// when there are such words and others.
+    pub without_names: Option<Embedding>,
+}
+
+/// The query's vector and its sign bits, and the vector the named threads' posts are
+/// compared with.
 struct QueryVector<'a> {
     embedding: &'a Embedding,
     signs: Vec<u64>,
+    named: &'a Embedding,
 }
 
 /// A post near the query.
@@ -237,7 +248,8 @@ impl Ord for Kept {
     }
 }
 
-/// The `depth` posts of the `named` threads nearest `query`, nearest first, then the
+/// The `depth` posts of the `named` threads nearest `query` (without its naming words),
+/// nearest first, then the
 /// `depth` posts of `targets` nearest it that are not among those, nearest first (ties by
 /// post ID); a post at a right angle to the query or further is unrelated and never
 /// returned. Segments are scanned on up to [`SCAN_THREADS`] threads when there are enough
@@ -246,7 +258,7 @@ pub(super) fn nearest(
     targets: &[Target],
     fields: &Fields,
     semantic: &Semantic,
-    query: &Embedding,
+    query: &SemanticQuery,
     filter: Filter<'_>,
     named: &NamedTopics,
     depth: usize,
@@ -268,8 +280,9 @@ pub(super) fn nearest(
     }
     let docs: usize = segments.iter().map(|s| s.table.len()).sum();
     let query = QueryVector {
-        embedding: query,
-        signs: query.codes.chunks(64).map(sign_bits).collect(),
+        embedding: &query.whole,
+        signs: query.whole.codes.chunks(64).map(sign_bits).collect(),
+        named: query.without_names.as_ref().unwrap_or(&query.whole),
     };
     let query = &query;
     let threads = (docs / DOCS_PER_THREAD)

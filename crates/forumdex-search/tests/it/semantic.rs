@@ -91,7 +91,7 @@ fn a_question_in_other_words_finds_the_post_and_says_it_is_hybrid() {
     assert!(hit.score > results.hits[1].score);
     assert!(
         hit.ranking_model_version.starts_with("fdx-rank-3+fdxsem1-")
-            && hit.ranking_model_version.ends_with("+rrf60-2"),
+            && hit.ranking_model_version.ends_with("+rrf60-3"),
         "{}",
         hit.ranking_model_version
     );
@@ -163,6 +163,41 @@ fn the_thread_a_query_names_comes_before_other_threads() {
     assert_eq!(found[..3], [21, 20, 30], "{found:?}");
     assert!(named.hits[0].score > named.hits[1].score);
     assert!(named.hits[1].score > named.hits[2].score);
+}
+
+#[test]
+fn within_a_named_thread_the_rest_of_the_query_picks_the_post() {
+    // Five meanings: money, lateness, a wallet, mining, and the project's name.
+    let axis = |at: usize| (0..5).map(|i| if i == at { 1.0 } else { 0.0 }).collect();
+    let file = model::encode(
+        &["payout", "delayed", "wallet", "mining", "ripaex"],
+        &[axis(0), axis(1), axis(2), axis(3), axis(4)],
+    );
+    let world = World::new();
+    world.import_and_sync(&[
+        post(
+            40,
+            40,
+            "The exchange opens in May",
+            json!({"is_op": true, "title": "[ANN] Ripaex exchange"}),
+        ),
+        post(41, 40, "Ripaex, Ripaex!", json!({})),
+        post(42, 40, "The payout is delayed, mining mining mining", json!({})),
+    ]);
+    let semantic = Arc::new(Semantic::new(
+        SemanticModel::from_bytes(&file).expect("a valid model"),
+        world.dir.path(),
+    ));
+    semantic
+        .embed_missing(&world.indexes, &mut |_| {})
+        .expect("the posts embed");
+    world.indexes.attach_semantic(semantic);
+    // The whole query is nearer the reply that only says the name (cosine 0.58) than the
+    // one that answers (0.5), and each leg has one of them first. Without "ripaex", which
+    // names the thread, the question is about a delayed payout: the answer leads.
+    let found = world.search("is the ripaex payout delayed?");
+    assert!(found.hybrid);
+    assert_eq!(ids(&found)[0], 42, "{:?}", ids(&found));
 }
 
 #[test]

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""How well each scoring picks a known post among the posts of its own thread. The thread is
+given (as when the query names it), so only the choice within it is measured.
+
+  within_thread.py --model M [--sets other-words.tuning,crosslang.tuning]
+
+Needs target/distill/full_counts.npz (full_matrix.py). Notation: d is a post's unit vector of
+title + text, as the service embeds it; q is the query's; t is the unit vector of the thread's
+title alone; q' is the query's vector without its naming words (a query word in the thread's
+title and in at most 3 topics' titles, as the service's rule, without its share test).
+Scorings:
+- plain: q . d (the service's order within a named thread until rrf60-3);
+- residual: the cosine of q and d once t is taken out of both,
+  (q.d - (q.t)(d.t)) / sqrt(1 - (d.t)^2) (the query's own factor is the same for every post
+  of the thread, so it is left out);
+- body: the cosine of q and the post's own text alone (no title);
+- centroid: as residual, with the thread's mean post vector in place of t;
+- centred<a>: q . unit(d - a * the thread's mean post vector);
+- names-out: q' . d (the service's rule from rrf60-3);
+- names-out-residual, names-out-body: residual and body with q'.
+Metrics: MRR@10 and recall@10 of the expected post's rank among its thread's posts."""
+import argparse, collections
+import numpy as np
+from common import tokenize, read_sets
+import modelfile
+from evaluate_full import load, unit
+
+MAX_NAMED_TOPICS = 3
+
+
+def embed(words, M, vi):
+    """The unit vector of `words` (each occurrence counts), or None when none is known."""
+    counts = np.zeros(len(vi), np.float32)
+    for w in words:
+        if w in vi:
+            counts[vi[w]] += 1
+    if not counts.any():
+        return None
+    return unit((counts @ M)[None, :].astype(np.float32))[0]
+
+
+def off_axis(D, q, axis):
+    """The cosine of each row of D and q once `axis` is taken out of both, up to q's factor."""
+    along = D @ axis
+    return (D @ q - (q @ axis) * along) / np.sqrt(np.maximum(1 - along * along, 1e-6))
+
+
+def scorings(D, B, t, q, q_names_out):
+    mean = D.mean(axis=0)
+    out = {
+        "plain": D @ q,
+        "residual": off_axis(D, q, t),
+        "body": B @ q,
+        "centroid": off_axis(D, q, unit(mean[None, :])[0]),
+    }
+    for a in (0.5, 0.8):
+        out[f"centred{a}"] = unit(D - a * mean) @ q
+    q2 = q if q_names_out is None else q_names_out
+    out["names-out"] = D @ q2
+    out["names-out-residual"] = off_axis(D, q2, t)
+    out["names-out-body"] = B @ q2
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--sets", default="other-words.tuning,crosslang.tuning")
+    a = ap.parse_args()
+    words, M, _ = modelfile.read(a.model)
+    vi = {w: k for k, w in enumerate(words)}
+    ids, tids, _, body, title = load()
+    pos = {int(p): i for i, p in enumerate(ids)}
+    by_topic = collections.defaultdict(list)
+    for i, t in enumerate(tids):
+        by_topic[int(t)].append(i)
+    first_posts = np.array(sorted(rows[0] for rows in by_topic.values()))
+    titles_holding = np.asarray((title[first_posts] > 0).sum(axis=0)).ravel()
+    groups = collections.defaultdict(list)
+    for s, query, expected, _ in read_sets(a.sets.split(",")):
+        e = pos[expected[0]]
+        rows = np.array(by_topic[int(tids[e])])
+        title_words = {words[c] for c in title[rows[0]].indices}
+        tokens = tokenize(query)
+        names_out = [w for w in tokens if not (
+            w in title_words and titles_holding[vi[w]] <= MAX_NAMED_TOPICS)]
+        D = unit(np.asarray((body[rows] + title[rows]) @ M, dtype=np.float32))
+        B = unit(np.asarray(body[rows] @ M, dtype=np.float32))
+        t = unit(np.asarray(title[rows[:1]] @ M, dtype=np.float32))[0]
+        at = int(np.flatnonzero(rows == e)[0])
+        for name, sc in scorings(D, B, t, embed(tokens, M, vi), embed(names_out, M, vi)).items():
+            rank = int((sc > sc[at]).sum()) + 1
+            groups[(s, name)].append((1.0 / rank if rank <= 10 else 0.0, rank <= 10))
+    print("| set | scoring | n | MRR@10 within the thread | recall@10 |")
+    print("|---|---|---|---|---|")
+    for (s, name), g in sorted(groups.items()):
+        print(f"| {s} | {name} | {len(g)} | {np.mean([x[0] for x in g]):.3f} "
+              f"| {np.mean([x[1] for x in g]):.3f} |")
+
+
+if __name__ == "__main__":
+    main()
