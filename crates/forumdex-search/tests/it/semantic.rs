@@ -182,7 +182,12 @@ fn within_a_named_thread_the_rest_of_the_query_picks_the_post() {
             json!({"is_op": true, "title": "[ANN] Ripaex exchange"}),
         ),
         post(41, 40, "Ripaex, Ripaex!", json!({})),
-        post(42, 40, "The payout is delayed, mining mining mining", json!({})),
+        post(
+            42,
+            40,
+            "The payout is delayed, mining mining mining",
+            json!({}),
+        ),
     ]);
     let semantic = Arc::new(Semantic::new(
         SemanticModel::from_bytes(&file).expect("a valid model"),
