@@ -25,6 +25,18 @@ pub const SEMANTIC_WEIGHT: f64 = 2.0;
 /// score, so those posts come first (BENCHMARKS.md, "The named thread").
 pub const NAMED_BONUS: f64 = 1.0;
 
+/// Multiplies the fusion score of `fused` by `factor`, a named thread's bonus
+/// ([`NAMED_BONUS`]) kept: the post goes down within its block (the named thread's posts,
+/// or the others).
+pub fn demote(fused: &mut Fused, factor: f64) {
+    let bonus = if fused.score >= NAMED_BONUS {
+        NAMED_BONUS
+    } else {
+        0.0
+    };
+    fused.score = bonus + (fused.score - bonus) * factor;
+}
+
 /// One post of the fused order.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Fused {

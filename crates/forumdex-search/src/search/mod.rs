@@ -42,6 +42,7 @@ mod highlight;
 mod intent;
 mod matcher;
 mod named;
+mod near_duplicates;
 mod nearest;
 mod rerank;
 mod terms;
@@ -65,6 +66,7 @@ use crate::SearchError;
 use crate::index::{Fields, LangIndex, SearchIndexes};
 use crate::semantic::Semantic;
 use named::NamedTopics;
+use near_duplicates::Shingles;
 use nearest::Near;
 use rerank::{Candidate, Factors};
 use tiers::{Plan, Signals};
@@ -77,8 +79,8 @@ pub const RERANK_DEPTH: usize = 300;
 /// Version of the fusion of the lexical and semantic legs ([`fusion`]), reported in a
 /// hybrid hit's `ranking_model_version` (2: the posts of a thread the query names first,
 /// posts that cannot answer further down; 3: a named thread's posts ordered by the query
-/// without its naming words).
-pub const FUSION_VERSION: &str = "rrf60-3";
+/// without its naming words; 4: near duplicates of the posts before them last).
+pub const FUSION_VERSION: &str = "rrf60-4";
 /// Queries of this many words or more are natural language: the semantic leg runs.
 pub const SEMANTIC_MIN_WORDS: usize = 4;
 /// Hits returned.
@@ -670,8 +672,9 @@ fn semantic_leg(
 
 /// The fused order of the lexical `best` (whose first `complete` hold every word) and the
 /// semantic leg's `near`, the posts of the `named` threads first after the complete
-/// matches and those that cannot answer ([`answers`]) further down, and how many of its
-/// posts only the semantic leg found.
+/// matches, those that cannot answer ([`answers`]) further down and near duplicates of the
+/// posts before them ([`near_duplicates`]) last, and how many of its posts only the
+/// semantic leg found.
 #[allow(clippy::too_many_arguments)]
 fn picks_of_fusion(
     targets: &[Target],
@@ -697,6 +700,7 @@ fn picks_of_fusion(
         }
     }
     fused.sort_by(fusion::order);
+    let mut read: HashMap<i64, Shingles> = HashMap::new();
     for f in fused
         .iter_mut()
         .filter(|f| !f.complete)
@@ -709,12 +713,20 @@ fn picks_of_fusion(
             .and_then(|v| v.as_str())
             .unwrap_or("");
         if answers::cannot_answer(text, question_asked) {
-            let bonus = if f.score >= fusion::NAMED_BONUS {
-                fusion::NAMED_BONUS
-            } else {
-                0.0
-            };
-            f.score = bonus + (f.score - bonus) * answers::NON_ANSWER_FACTOR;
+            fusion::demote(f, answers::NON_ANSWER_FACTOR);
+        }
+        read.insert(f.post_id, Shingles::of(text));
+    }
+    fused.sort_by(fusion::order);
+    let mut shown: Vec<&Shingles> = Vec::new();
+    for f in fused.iter_mut() {
+        let Some(shingles) = read.get(&f.post_id) else {
+            continue;
+        };
+        if shown.iter().any(|seen| seen.near_duplicate(shingles)) {
+            fusion::demote(f, near_duplicates::NEAR_DUPLICATE_FACTOR);
+        } else {
+            shown.push(shingles);
         }
     }
     fused.sort_by(fusion::order);

@@ -91,7 +91,7 @@ fn a_question_in_other_words_finds_the_post_and_says_it_is_hybrid() {
     assert!(hit.score > results.hits[1].score);
     assert!(
         hit.ranking_model_version.starts_with("fdx-rank-3+fdxsem1-")
-            && hit.ranking_model_version.ends_with("+rrf60-3"),
+            && hit.ranking_model_version.ends_with("+rrf60-4"),
         "{}",
         hit.ranking_model_version
     );
@@ -203,6 +203,40 @@ fn within_a_named_thread_the_rest_of_the_query_picks_the_post() {
     let found = world.search("is the ripaex payout delayed?");
     assert!(found.hybrid);
     assert_eq!(ids(&found)[0], 42, "{:?}", ids(&found));
+}
+
+#[test]
+fn a_near_duplicate_of_a_post_before_it_goes_down() {
+    let world = World::new();
+    world.import_and_sync(&[
+        post(
+            50,
+            50,
+            "The payout came late, sent yesterday to all of us",
+            json!({}),
+        ),
+        post(
+            51,
+            51,
+            "Hi! The payout came late, sent yesterday to all of us",
+            json!({}),
+        ),
+        post(
+            52,
+            52,
+            "Payout still late, my wallet shows nothing",
+            json!({}),
+        ),
+    ]);
+    attach(&world);
+    // 50 and 51 are as near the question, 52 less; 51 says what 50 said.
+    let found = world.search("is the payment delayed?");
+    assert!(found.hybrid);
+    assert_eq!(ids(&found), [50, 52, 51], "{:?}", ids(&found));
+    assert_eq!(
+        found.total, 3,
+        "a near duplicate goes down, it is not left out"
+    );
 }
 
 #[test]
