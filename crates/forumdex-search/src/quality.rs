@@ -164,8 +164,8 @@ fn separates(c: char) -> bool {
     !c.is_alphanumeric() && c != '+'
 }
 
-/// Lowercased words of `text` (letters and digits only).
-fn words(text: &str) -> Vec<String> {
+/// Lowercased words of `text` (letters and digits only, and `+`).
+pub(crate) fn words(text: &str) -> Vec<String> {
     text.split(separates)
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)

@@ -8,8 +8,8 @@
 //!   leg that did not return the post adding nothing; ties go to the smaller post ID.
 //!   `w` is [`SEMANTIC_WEIGHT`].
 //! - The caller adds [`NAMED_BONUS`] to the score of a post of a thread the query names
-//!   (`super::named`) and sorts again by [`order`]: those come before the other posts that
-//!   do not hold every word.
+//!   (`super::named`, [`Fused::name`]) and sorts again by [`order`]: those come before the
+//!   other posts that do not hold every word.
 
 use std::collections::HashMap;
 
@@ -25,18 +25,6 @@ pub const SEMANTIC_WEIGHT: f64 = 2.0;
 /// score, so those posts come first (BENCHMARKS.md, "The named thread").
 pub const NAMED_BONUS: f64 = 1.0;
 
-/// Multiplies the fusion score of `fused` by `factor`, a named thread's bonus
-/// ([`NAMED_BONUS`]) kept: the post goes down within its block (the named thread's posts,
-/// or the others).
-pub fn demote(fused: &mut Fused, factor: f64) {
-    let bonus = if fused.score >= NAMED_BONUS {
-        NAMED_BONUS
-    } else {
-        0.0
-    };
-    fused.score = bonus + (fused.score - bonus) * factor;
-}
-
 /// One post of the fused order.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Fused {
@@ -50,6 +38,26 @@ pub struct Fused {
     pub complete: bool,
     /// Its fusion score (0 for complete lexical hits, which are ordered apart).
     pub score: f64,
+    /// Whether it is a post of a thread the query names ([`Fused::name`]).
+    pub named: bool,
+}
+
+impl Fused {
+    /// Marks the post as one of a thread the query names: [`NAMED_BONUS`] is added to its
+    /// score.
+    pub fn name(&mut self) {
+        if !self.named {
+            self.named = true;
+            self.score += NAMED_BONUS;
+        }
+    }
+
+    /// Multiplies the fusion score by `factor`, a named thread's bonus kept: the post goes
+    /// down within its block (the named threads' posts, or the others).
+    pub fn demote(&mut self, factor: f64) {
+        let bonus = if self.named { NAMED_BONUS } else { 0.0 };
+        self.score = bonus + (self.score - bonus) * factor;
+    }
 }
 
 /// `lexical` and `semantic` (post IDs, best first; the first `complete` lexical ones hold
@@ -69,6 +77,7 @@ pub fn fuse(
             semantic: None,
             complete: true,
             score: 0.0,
+            named: false,
         })
         .collect();
     let mut rest: HashMap<i64, Fused> = HashMap::new();
@@ -79,6 +88,7 @@ pub fn fuse(
             semantic: None,
             complete: false,
             score: 1.0 / (RRF_K + at as f64 + 1.0),
+            named: false,
         });
     }
     for (at, &post_id) in semantic.iter().enumerate().take(LEG_DEPTH) {
@@ -92,6 +102,7 @@ pub fn fuse(
             semantic: None,
             complete: false,
             score: 0.0,
+            named: false,
         });
         if entry.semantic.is_none() {
             entry.semantic = Some(at);
@@ -150,6 +161,22 @@ mod tests {
         assert_eq!(ids(&fused), [9, 6, 7, 8]);
         let tie = fuse(&[5], 0, &[4], 1.0);
         assert_eq!(ids(&tie), [4, 5]);
+    }
+
+    #[test]
+    fn a_demoted_post_goes_down_within_its_block() {
+        let fused = fuse(&[1, 2, 3], 0, &[], 1.0);
+        let (mut first, mut second, third) = (fused[0], fused[1], fused[2]);
+        first.name();
+        second.name();
+        first.demote(0.5);
+        // Still a named thread's post: above every other thread's post.
+        assert!(first.named && first.score > NAMED_BONUS && first.score < second.score);
+        assert!((first.score - (NAMED_BONUS + 0.5 / 61.0)).abs() < 1e-12);
+        let mut third = third;
+        third.demote(0.5);
+        assert!((third.score - 0.5 / 63.0).abs() < 1e-12);
+        assert!(third.score < first.score);
     }
 
     #[test]

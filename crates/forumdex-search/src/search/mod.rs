@@ -266,7 +266,8 @@ pub fn search(
     let semantic = match indexes.semantic() {
         Some(semantic) if wants_semantic(&query_words, factors, complete) => {
             let named = NamedTopics::of(&targets, &fields, &query_words)?;
-            semantic_leg(semantic, &targets, &fields, request, &named)?.map(|near| (near, named))
+            semantic_leg(semantic, &targets, &fields, request, &query_words, &named)?
+                .map(|near| (near, named))
         }
         _ => None,
     }
@@ -637,12 +638,13 @@ fn wants_semantic(words: &[QueryWord], factors: Factors, complete: usize) -> boo
 }
 
 /// The semantic leg's hits for `request` (nearest first), or `None` when the model knows no
-/// word of the query.
+/// word of the query; `query_words` were read from it ([`NamedTopics::without_names`]).
 fn semantic_leg(
     semantic: &Semantic,
     targets: &[Target],
     fields: &Fields,
     request: &SearchRequest,
+    query_words: &[QueryWord],
     named: &NamedTopics,
 ) -> Result<Option<Vec<Near>>, SearchError> {
     let Some(whole) = semantic.model().embed_quantised(&request.query) else {
@@ -651,7 +653,7 @@ fn semantic_leg(
     let query = nearest::SemanticQuery {
         whole,
         without_names: named
-            .without_names(&request.query)
+            .without_names(&request.query, query_words)
             .and_then(|rest| semantic.model().embed_quantised(&rest)),
     };
     let filter = matcher::Filter {
@@ -696,7 +698,7 @@ fn picks_of_fusion(
     for f in fused.iter_mut().filter(|f| !f.complete) {
         let (at, address) = place(f);
         if named.holds(at, address) {
-            f.score += fusion::NAMED_BONUS;
+            f.name();
         }
     }
     fused.sort_by(fusion::order);
@@ -713,9 +715,13 @@ fn picks_of_fusion(
             .and_then(|v| v.as_str())
             .unwrap_or("");
         if answers::cannot_answer(text, question_asked) {
-            fusion::demote(f, answers::NON_ANSWER_FACTOR);
+            f.demote(answers::NON_ANSWER_FACTOR);
         }
-        read.insert(f.post_id, Shingles::of(text));
+        let images: Vec<&str> = doc
+            .get_all(fields.images)
+            .filter_map(|v| v.as_str())
+            .collect();
+        read.insert(f.post_id, Shingles::of(text, &images));
     }
     fused.sort_by(fusion::order);
     let mut shown: Vec<&Shingles> = Vec::new();
@@ -723,8 +729,8 @@ fn picks_of_fusion(
         let Some(shingles) = read.get(&f.post_id) else {
             continue;
         };
-        if shown.iter().any(|seen| seen.near_duplicate(shingles)) {
-            fusion::demote(f, near_duplicates::NEAR_DUPLICATE_FACTOR);
+        if shown.iter().any(|seen| shingles.repeats(seen)) {
+            f.demote(near_duplicates::NEAR_DUPLICATE_FACTOR);
         } else {
             shown.push(shingles);
         }

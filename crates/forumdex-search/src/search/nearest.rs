@@ -212,7 +212,8 @@ pub struct Near {
     pub address: DocAddress,
     /// Forum post ID.
     pub post_id: i64,
-    /// Cosine similarity to the query.
+    /// Cosine similarity to the query (for a post of a named thread, to the query without
+    /// its naming words).
     pub similarity: f32,
 }
 
@@ -249,11 +250,10 @@ impl Ord for Kept {
 }
 
 /// The `depth` posts of the `named` threads nearest `query` (without its naming words),
-/// nearest first, then the
-/// `depth` posts of `targets` nearest it that are not among those, nearest first (ties by
-/// post ID); a post at a right angle to the query or further is unrelated and never
-/// returned. Segments are scanned on up to [`SCAN_THREADS`] threads when there are enough
-/// documents to share.
+/// nearest first, then the `depth` posts of `targets` nearest it that are not among those,
+/// nearest first (ties by post ID); a post at a right angle to the query or further is
+/// unrelated and never returned. Segments are scanned on up to [`SCAN_THREADS`] threads
+/// when there are enough documents to share.
 pub(super) fn nearest(
     targets: &[Target],
     fields: &Fields,
