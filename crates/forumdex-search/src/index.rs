@@ -9,6 +9,10 @@
 //! runs ahead of what the indexes hold. A crash in between replays the window, which is
 //! harmless: every change deletes the post's previous document (by `post_id`, in every index
 //! that holds it) before adding the new one, so each post has at most one document.
+//!
+//! **Duplicate rule.** Of the documents of an index that share a duplicate key, the one of
+//! the smallest post ID is the original and the others are hidden, whichever came first
+//! ([`duplicates`]): each window corrects the documents whose flag its changes turned.
 
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
@@ -35,7 +39,7 @@ use crate::quality::Quality;
 use crate::semantic::Semantic;
 
 /// Version of the schema and analyzers; indexes written by another version are rebuilt.
-pub const VERSION: u32 = 6;
+pub const VERSION: u32 = 7;
 /// Corpus sequences indexed per commit by [`SearchIndexes::sync`] (an import batch is one
 /// sequence, 5,000 observations by default). Each commit flushes every touched index and
 /// waits for its merges; a server syncs every 2 s, a few sequences at a time, and a backlog
@@ -73,7 +77,7 @@ const DOCS_PER_LOOKUP: u64 = 2;
 mod duplicates;
 mod seed;
 
-use duplicates::CommittedKeys;
+use duplicates::{Duplicates, KeyFields};
 
 /// The fields of every language index.
 #[derive(Debug, Clone, Copy)]
@@ -161,7 +165,7 @@ pub fn schema() -> (Schema, Fields) {
         ai_score: b.add_f64_field("ai_score", STORED),
         health_score: b.add_f64_field("health_score", STORED | FAST),
         hidden: b.add_u64_field("hidden", INDEXED | STORED),
-        dup_key: b.add_u64_field("dup_key", INDEXED),
+        dup_key: b.add_u64_field("dup_key", INDEXED | FAST),
         images: b.add_text_field("images", STORED),
         has_image: b.add_u64_field("has_image", INDEXED),
     };
@@ -443,8 +447,7 @@ impl SearchIndexes {
         report: &mut SyncReport,
     ) -> Result<(), SearchError> {
         let mut writers: HashMap<String, (Arc<LangIndex>, IndexWriter)> = HashMap::new();
-        let mut seen_dups: HashMap<u64, i64> = HashMap::new();
-        let mut committed_keys: HashMap<String, CommittedKeys> = HashMap::new();
+        let mut duplicates = Duplicates::default();
         // What the indexes held when the window started (their committed state does not
         // change until the window commits). A replay after a crash between the indexes'
         // commits and the state's rename finds the documents it already added here.
@@ -459,11 +462,14 @@ impl SearchIndexes {
         // Removes a post's previous document wherever it is: its language, so its index,
         // may have changed. Most changes of a bulk import are new posts, held nowhere.
         let mut remove = |writers: &mut HashMap<String, (Arc<LangIndex>, IndexWriter)>,
+                          duplicates: &mut Duplicates,
                           post_id: i64|
          -> Result<(), SearchError> {
             let term = Term::from_field_i64(self.fields.post_id, post_id);
             for (index, ids) in &mut committed {
                 if ids.holds(post_id, &term)? {
+                    let searcher = index.reader.searcher();
+                    duplicates.removing(&index.key, &searcher, self.key_fields(), post_id)?;
                     writer_for(writers, index, self.writer_bytes)?.delete_term(term.clone());
                 }
             }
@@ -476,7 +482,7 @@ impl SearchIndexes {
             after = *last;
             let short = page.len() < PAGE;
             for (_, change) in &page {
-                remove(&mut writers, change.post_id())?;
+                remove(&mut writers, &mut duplicates, change.post_id())?;
                 let PostChange::Current(post) = change else {
                     // Served as absent: removed is all.
                     report.posts_deleted += 1;
@@ -484,8 +490,18 @@ impl SearchIndexes {
                 };
                 let key = analysis::index_key_for(post.language.as_deref());
                 let target = self.open_index(&key)?;
-                let (doc, hidden) =
-                    self.document(post, &target, &mut seen_dups, &mut committed_keys)?;
+                let assessed = Assessed::of(post);
+                let duplicate = match assessed.dup_key {
+                    Some(k) => duplicates.adding(
+                        &target.key,
+                        &target.reader.searcher(),
+                        self.key_fields(),
+                        post.post_id,
+                        k,
+                    )?,
+                    None => false,
+                };
+                let (doc, hidden) = self.document(post, &assessed, duplicate);
                 writer_for(&mut writers, &target, self.writer_bytes)?.add_document(doc)?;
                 report.posts_indexed += 1;
                 report.posts_hidden += u64::from(hidden);
@@ -494,6 +510,7 @@ impl SearchIndexes {
                 break;
             }
         }
+        self.correct_duplicates(corpus, upto, &duplicates, &mut writers, report)?;
         // Every index is committed before any merge is waited for, so the merges that the
         // commits start (one thread each) run side by side.
         let mut merging = Vec::with_capacity(writers.len());
@@ -508,38 +525,65 @@ impl SearchIndexes {
         self.write_state(upto)
     }
 
-    /// The document of `post` and whether it is a hidden (low-quality) reply: a duplicate of
-    /// an earlier post of this window (`seen_dups`) or of the target's committed documents
-    /// (`committed_keys`, by index) is.
+    /// Indexes again the documents whose duplicate flag the window changed
+    /// ([`duplicates`]): an original that came after its copies, or went before them.
+    fn correct_duplicates(
+        &self,
+        corpus: &dyn CorpusRead,
+        upto: i64,
+        duplicates: &Duplicates,
+        writers: &mut HashMap<String, (Arc<LangIndex>, IndexWriter)>,
+        report: &mut SyncReport,
+    ) -> Result<(), SearchError> {
+        let corrections = duplicates.corrections();
+        if corrections.is_empty() {
+            return Ok(());
+        }
+        let ids: Vec<i64> = corrections.iter().map(|c| c.post_id).collect();
+        let posts = corpus.posts(&ids, upto)?;
+        for correction in corrections {
+            // A post under a takedown is not read back; it keeps its flag until it changes.
+            let Some(post) = posts.get(&correction.post_id) else {
+                continue;
+            };
+            let index = self.open_index(&correction.index)?;
+            let assessed = Assessed::of(post);
+            let (doc, hidden) = self.document(post, &assessed, correction.duplicate);
+            let writer = writer_for(writers, &index, self.writer_bytes)?;
+            writer.delete_term(Term::from_field_i64(self.fields.post_id, post.post_id));
+            writer.add_document(doc)?;
+            if correction.added_here {
+                let was_hidden = is_hidden(post, &assessed.quality, !correction.duplicate);
+                report.posts_hidden =
+                    report.posts_hidden + u64::from(hidden) - u64::from(was_hidden);
+            }
+        }
+        Ok(())
+    }
+
+    fn key_fields(&self) -> KeyFields {
+        KeyFields {
+            dup_key: self.fields.dup_key,
+            post_id: self.fields.post_id,
+        }
+    }
+
+    /// The document of `post` (`assessed` its text and scores) and whether it is hidden: a
+    /// low-quality reply, or a reply that is a `duplicate` of another post ([`duplicates`]).
     fn document(
         &self,
         post: &PostDoc,
-        target: &LangIndex,
-        seen_dups: &mut HashMap<u64, i64>,
-        committed_keys: &mut HashMap<String, CommittedKeys>,
-    ) -> Result<(TantivyDocument, bool), SearchError> {
+        assessed: &Assessed,
+        duplicate: bool,
+    ) -> (TantivyDocument, bool) {
         let f = &self.fields;
-        let text = html_to_text(&post.content_html);
+        let Assessed {
+            text,
+            quality,
+            dup_key,
+        } = assessed;
         let merit = post.merit.counts.total;
-        let (quality, dup_key) =
-            Quality::with_duplicate_key(&post.author_name, &text, &post.content_html, merit);
-        let duplicate = match dup_key {
-            Some(k) => {
-                let earlier_here = seen_dups.get(&k).is_some_and(|&id| id != post.post_id);
-                seen_dups.entry(k).or_insert(post.post_id);
-                earlier_here || {
-                    let keys = match committed_keys.entry(target.key.clone()) {
-                        Entry::Occupied(entry) => entry.into_mut(),
-                        Entry::Vacant(entry) => {
-                            entry.insert(CommittedKeys::of(&target.reader.searcher(), f.dup_key)?)
-                        }
-                    };
-                    keys.held_by_other(&Term::from_field_u64(f.dup_key, k), post.post_id)?
-                }
-            }
-            None => false,
-        };
-        let hidden = !post.is_op && (quality.is_low() || duplicate);
+        let hidden = is_hidden(post, quality, duplicate);
         let mut doc = TantivyDocument::new();
         doc.add_i64(f.post_id, post.post_id);
         doc.add_i64(f.topic_id, post.topic_id);
@@ -561,7 +605,7 @@ impl SearchIndexes {
         }
         doc.add_u64(f.has_image, u64::from(!images.is_empty()));
         doc.add_text(f.spell, &post.title);
-        doc.add_text(f.spell, &text);
+        doc.add_text(f.spell, text);
         doc.add_text(f.author, &post.author_name);
         if let Some(uid) = post.author_id {
             doc.add_i64(f.author_uid, uid);
@@ -582,10 +626,42 @@ impl SearchIndexes {
         doc.add_f64(f.ai_score, round3(quality.ai));
         doc.add_f64(f.health_score, round3(quality.health));
         doc.add_u64(f.hidden, u64::from(hidden));
-        if let Some(k) = dup_key {
+        if let Some(k) = *dup_key {
             doc.add_u64(f.dup_key, k);
         }
-        Ok((doc, hidden))
+        (doc, hidden)
+    }
+}
+
+/// Whether a post is left out of results by default: a reply of low quality or a duplicate.
+fn is_hidden(post: &PostDoc, quality: &Quality, duplicate: bool) -> bool {
+    !post.is_op && (quality.is_low() || duplicate)
+}
+
+/// What the sync reads off a post before it decides its duplicate flag.
+struct Assessed {
+    /// The plain text.
+    text: String,
+    /// Its scores.
+    quality: Quality,
+    /// Its duplicate key, when it has enough words for one.
+    dup_key: Option<u64>,
+}
+
+impl Assessed {
+    fn of(post: &PostDoc) -> Self {
+        let text = html_to_text(&post.content_html);
+        let (quality, dup_key) = Quality::with_duplicate_key(
+            &post.author_name,
+            &text,
+            &post.content_html,
+            post.merit.counts.total,
+        );
+        Self {
+            text,
+            quality,
+            dup_key,
+        }
     }
 }
 

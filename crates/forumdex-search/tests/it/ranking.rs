@@ -117,6 +117,74 @@ fn a_copy_of_a_deleted_reply_is_not_a_duplicate() {
     assert_eq!(ids(&world.search("quasar")), [3]);
 }
 
+/// One author's copies of one text, and the opening post of their topic.
+fn copies() -> (String, impl Fn(i64, &str) -> String) {
+    let op = post(1, 1, "Which wallet?", json!({"is_op": true}));
+    let by = |id: i64, observed_at: &str| {
+        post(
+            id,
+            1,
+            "I think the quasar wallet is the safest choice for long term storage of coins",
+            json!({"author": {"profile_id": 3, "username": "copycat"}, "observed_at": observed_at}),
+        )
+    };
+    (op, by)
+}
+
+const FIRST_SEEN: &str = "2024-03-01T12:00:00Z";
+const SEEN_AGAIN: &str = "2024-04-01T12:00:00Z";
+
+#[test]
+fn the_first_of_an_authors_copies_is_shown_whatever_order_they_came_in() {
+    let (op, by) = copies();
+    // Copies first, each synced on its own, the original last: the indexed copy gives way.
+    let apart = World::new();
+    apart.import_and_sync(&[op.clone(), by(4, FIRST_SEEN)]);
+    apart.import_and_sync(&[by(3, FIRST_SEEN)]);
+    apart.import_and_sync(&[by(2, FIRST_SEEN)]);
+    // A copy and the original in two batches of one sync window.
+    let window = World::new();
+    window.import(&[op.clone(), by(4, FIRST_SEEN)]);
+    window.import(&[by(2, FIRST_SEEN), by(3, FIRST_SEEN)]);
+    window.sync();
+    // All in one batch.
+    let together = World::new();
+    together.import_and_sync(&[op, by(2, FIRST_SEEN), by(3, FIRST_SEEN), by(4, FIRST_SEEN)]);
+    for world in [apart, window, together] {
+        assert_eq!(ids(&world.search("quasar")), [2]);
+        let mut all = SearchRequest::new("quasar");
+        all.include_low_quality = true;
+        let mut every = ids(&world.run(all));
+        every.sort_unstable();
+        assert_eq!(every, [2, 3, 4], "the copies are hidden, not gone");
+    }
+}
+
+#[test]
+fn an_original_seen_again_stays_the_original() {
+    // Seen again in a later sync than its copy: it was taken for a copy of its own copy,
+    // and two nodes that synced the two observations in one window or two disagreed.
+    let (op, by) = copies();
+    let world = World::new();
+    world.import_and_sync(&[op, by(2, FIRST_SEEN), by(3, FIRST_SEEN)]);
+    world.import_and_sync(&[by(2, SEEN_AGAIN)]);
+    assert_eq!(ids(&world.search("quasar")), [2]);
+}
+
+#[test]
+fn the_next_copy_is_shown_when_the_original_is_deleted() {
+    let (op, by) = copies();
+    let world = World::new();
+    world.import_and_sync(&[op, by(2, FIRST_SEEN), by(3, FIRST_SEEN), by(4, FIRST_SEEN)]);
+    world.import_and_sync(&[post(
+        2,
+        1,
+        "",
+        json!({"deleted": true, "observed_at": SEEN_AGAIN}),
+    )]);
+    assert_eq!(ids(&world.search("quasar")), [3]);
+}
+
 #[test]
 fn questions_favour_replies_over_the_question() {
     let world = World::new();
