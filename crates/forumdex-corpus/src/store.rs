@@ -41,6 +41,11 @@ pub trait CorpusRead: Send + Sync {
     /// are left out).
     fn posts(&self, post_ids: &[i64], seq: i64) -> Result<HashMap<i64, PostDoc>, StoreError>;
 
+    /// The live posts among `post_ids` at `seq`, takedowns included, by post ID: what the
+    /// search sync indexes again when it corrects a document (it indexes what
+    /// [`CorpusRead::posts_changed`] lists, which takedowns do not touch).
+    fn live_posts(&self, post_ids: &[i64], seq: i64) -> Result<HashMap<i64, PostDoc>, StoreError>;
+
     /// The topic at `seq`, with its derived values.
     fn topic(&self, topic_id: i64, seq: i64) -> Result<Option<TopicDoc>, StoreError>;
 

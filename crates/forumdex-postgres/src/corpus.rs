@@ -158,6 +158,10 @@ impl CorpusRead for PgCorpusStore {
         self.read(|tx| read::posts(tx, post_ids, seq))
     }
 
+    fn live_posts(&self, post_ids: &[i64], seq: i64) -> Result<HashMap<i64, PostDoc>, StoreError> {
+        self.read(|tx| read::live_posts(tx, post_ids, seq))
+    }
+
     fn topic(&self, topic_id: i64, seq: i64) -> Result<Option<TopicDoc>, StoreError> {
         self.read(|tx| topic::topic(tx, topic_id, seq))
     }

@@ -510,7 +510,7 @@ impl SearchIndexes {
                 break;
             }
         }
-        self.correct_duplicates(corpus, upto, &duplicates, &mut writers, report)?;
+        self.correct_duplicates(corpus, upto, duplicates, &mut writers, report)?;
         // Every index is committed before any merge is waited for, so the merges that the
         // commits start (one thread each) run side by side.
         let mut merging = Vec::with_capacity(writers.len());
@@ -531,7 +531,7 @@ impl SearchIndexes {
         &self,
         corpus: &dyn CorpusRead,
         upto: i64,
-        duplicates: &Duplicates,
+        mut duplicates: Duplicates,
         writers: &mut HashMap<String, (Arc<LangIndex>, IndexWriter)>,
         report: &mut SyncReport,
     ) -> Result<(), SearchError> {
@@ -540,10 +540,12 @@ impl SearchIndexes {
             return Ok(());
         }
         let ids: Vec<i64> = corrections.iter().map(|c| c.post_id).collect();
-        let posts = corpus.posts(&ids, upto)?;
+        // Takedowns included: the indexes hold the posts under one (searches leave them out).
+        let posts = corpus.live_posts(&ids, upto)?;
         for correction in corrections {
-            // A post under a takedown is not read back; it keeps its flag until it changes.
             let Some(post) = posts.get(&correction.post_id) else {
+                // Not expected: a document of this window's result is live at `upto`.
+                tracing::warn!(post_id = correction.post_id, "a corrected post is not live");
                 continue;
             };
             let index = self.open_index(&correction.index)?;
@@ -552,11 +554,11 @@ impl SearchIndexes {
             let writer = writer_for(writers, &index, self.writer_bytes)?;
             writer.delete_term(Term::from_field_i64(self.fields.post_id, post.post_id));
             writer.add_document(doc)?;
-            if correction.added_here {
-                let was_hidden = is_hidden(post, &assessed.quality, !correction.duplicate);
-                report.posts_hidden =
-                    report.posts_hidden + u64::from(hidden) - u64::from(was_hidden);
-            }
+            // A document of an earlier sync was counted then (or, in a rebuild, in an earlier
+            // window of this one).
+            let was_hidden = is_hidden(post, &assessed.quality, !correction.duplicate);
+            report.posts_hidden =
+                (report.posts_hidden + u64::from(hidden)).saturating_sub(u64::from(was_hidden));
         }
         Ok(())
     }

@@ -210,6 +210,18 @@ pub fn posts_where_sql(dialect: Dialect, where_order: &str) -> String {
     )
 }
 
+/// The statement that reads the live posts at the sequence which `where_order` selects and
+/// orders, takedowns included (it follows `... FROM post_versions p WHERE <live> AND`): what
+/// the search sync indexes, as [`posts_changed_sql`] lists it. The columns of
+/// [`post_columns`].
+pub fn live_posts_where_sql(dialect: Dialect, where_order: &str) -> String {
+    format!(
+        "SELECT {} FROM post_versions p WHERE {} AND {where_order}",
+        post_columns(dialect),
+        live(dialect, "p")
+    )
+}
+
 /// How a listing page walks the scope's index: the column that names the scope, the
 /// comparison with the start position, and the direction.
 pub fn list_walk(scope: Scope, order: Order) -> (&'static str, &'static str, &'static str) {

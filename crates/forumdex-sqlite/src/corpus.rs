@@ -340,6 +340,10 @@ impl CorpusRead for SqliteCorpusStore {
         self.with_reader(|conn| read::posts(conn, post_ids, seq))
     }
 
+    fn live_posts(&self, post_ids: &[i64], seq: i64) -> Result<HashMap<i64, PostDoc>, StoreError> {
+        self.with_reader(|conn| read::live_posts(conn, post_ids, seq))
+    }
+
     fn topic(&self, topic_id: i64, seq: i64) -> Result<Option<TopicDoc>, StoreError> {
         self.with_reader(|conn| topic::topic(conn, topic_id, seq))
     }

@@ -203,6 +203,14 @@ impl CorpusRead for RecordingStore {
         self.inner.posts(post_ids, seq)
     }
 
+    fn live_posts(
+        &self,
+        post_ids: &[i64],
+        seq: i64,
+    ) -> Result<std::collections::HashMap<i64, PostDoc>, StoreError> {
+        self.inner.live_posts(post_ids, seq)
+    }
+
     fn topic(&self, topic_id: i64, seq: i64) -> Result<Option<TopicDoc>, StoreError> {
         self.inner.topic(topic_id, seq)
     }

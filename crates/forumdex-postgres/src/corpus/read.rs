@@ -15,8 +15,8 @@ use postgres::types::ToSql;
 use postgres::{Row, Transaction};
 
 use forumdex_sql::{
-    count_statements, list_walk, post_columns, posts_changed_sql, posts_where_sql,
-    profile_activity_sql, profile_record_sql, scope_exists_sql,
+    count_statements, list_walk, live_posts_where_sql, post_columns, posts_changed_sql,
+    posts_where_sql, profile_activity_sql, profile_record_sql, scope_exists_sql,
 };
 
 use super::sql::{DIALECT, served, visible};
@@ -124,10 +124,19 @@ fn posts_where(
     where_order: &str,
     params: &[Param<'_>],
 ) -> Step<Vec<PostDoc>> {
-    let sql = posts_where_sql(DIALECT, where_order);
+    read_posts(tx, seq, &posts_where_sql(DIALECT, where_order), params)
+}
+
+/// Runs the post query `sql` at `seq` with `params`.
+fn read_posts(
+    tx: &mut Transaction<'_>,
+    seq: i64,
+    sql: &str,
+    params: &[Param<'_>],
+) -> Step<Vec<PostDoc>> {
     let mut all: Vec<Param<'_>> = vec![&seq];
     all.extend_from_slice(params);
-    let rows = tx.query(&sql, &all)?;
+    let rows = tx.query(sql, &all)?;
     let mut posts = rows.iter().map(post_from_row).collect::<Step<Vec<_>>>()?;
     fill_boards(tx, seq, posts.iter_mut().collect())?;
     Ok(posts)
@@ -145,6 +154,17 @@ pub(super) fn posts(
     seq: i64,
 ) -> Step<HashMap<i64, PostDoc>> {
     let found = posts_where(tx, seq, "p.post_id = ANY($2)", &[&post_ids])?;
+    Ok(found.into_iter().map(|post| (post.post_id, post)).collect())
+}
+
+/// The live posts among `post_ids`, takedowns included (`CorpusRead::live_posts`).
+pub(super) fn live_posts(
+    tx: &mut Transaction<'_>,
+    post_ids: &[i64],
+    seq: i64,
+) -> Step<HashMap<i64, PostDoc>> {
+    let sql = live_posts_where_sql(DIALECT, "p.post_id = ANY($2)");
+    let found = read_posts(tx, seq, &sql, &[&post_ids])?;
     Ok(found.into_iter().map(|post| (post.post_id, post)).collect())
 }
 

@@ -42,10 +42,41 @@ pub(super) struct Duplicates {
 /// The documents of one index holding one key.
 #[derive(Default)]
 struct Holders {
-    /// Live committed documents when the window started (their posts' IDs).
+    /// Live committed documents when the window started (their posts' IDs), ascending.
     committed: Vec<i64>,
+    /// How many of `committed`, from the first, the window removed (at least).
+    removed_first: usize,
     /// Documents the window added, each with whether it was added as a duplicate.
     added: Vec<(i64, bool)>,
+    /// The smallest post ID in `added`.
+    smallest_added: Option<i64>,
+}
+
+impl Holders {
+    fn new(mut committed: Vec<i64>) -> Self {
+        committed.sort_unstable();
+        Self {
+            committed,
+            ..Self::default()
+        }
+    }
+
+    /// The original now: the smallest ID of the committed documents left and those added.
+    /// A window's removals only grow, so the committed ones are skipped once each.
+    fn original(&mut self, removed: &FxHashSet<i64>) -> Option<i64> {
+        while self
+            .committed
+            .get(self.removed_first)
+            .is_some_and(|id| removed.contains(id))
+        {
+            self.removed_first += 1;
+        }
+        let committed = self.committed.get(self.removed_first).copied();
+        match (committed, self.smallest_added) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
 }
 
 /// A document whose duplicate flag must change at the window's end: its post is indexed
@@ -58,8 +89,6 @@ pub(super) struct Correction {
     pub post_id: i64,
     /// Whether it is a duplicate now.
     pub duplicate: bool,
-    /// Whether the window added it (or it was committed before).
-    pub added_here: bool,
 }
 
 impl Duplicates {
@@ -93,13 +122,11 @@ impl Duplicates {
     ) -> Result<bool, SearchError> {
         let committed = committed_of(&mut self.committed, index, searcher, fields)?;
         let holders = holders_of(&mut self.touched, committed, index, key)?;
-        let removed = &self.removed;
         let duplicate = holders
-            .committed
-            .iter()
-            .any(|&id| id < post_id && !removed.contains(&id))
-            || holders.added.iter().any(|&(id, _)| id < post_id);
+            .original(&self.removed)
+            .is_some_and(|id| id < post_id);
         holders.added.push((post_id, duplicate));
+        holders.smallest_added = Some(holders.smallest_added.map_or(post_id, |s| s.min(post_id)));
         Ok(duplicate)
     }
 
@@ -107,37 +134,33 @@ impl Duplicates {
     /// copies, or removed while they stay. The committed documents hold the rule already (the
     /// smallest ID of a key's committed holders is its original), so only the window's
     /// keys are looked at.
-    pub(super) fn corrections(&self) -> Vec<Correction> {
+    pub(super) fn corrections(&mut self) -> Vec<Correction> {
         let mut out = Vec::new();
-        for (index, keys) in &self.touched {
-            for holders in keys.values() {
-                let original_before = holders.committed.iter().min().copied();
+        for (index, keys) in &mut self.touched {
+            for holders in keys.values_mut() {
+                let original_before = holders.committed.first().copied();
+                let original = holders.original(&self.removed);
                 let live = holders
                     .committed
                     .iter()
                     .copied()
                     .filter(|id| !self.removed.contains(id));
-                let original = live
-                    .clone()
-                    .chain(holders.added.iter().map(|&(id, _)| id))
-                    .min();
-                let mut correct = |post_id: i64, duplicate: bool, added_here: bool| {
+                let mut correct = |post_id: i64, duplicate: bool| {
                     out.push(Correction {
                         index: index.clone(),
                         post_id,
                         duplicate,
-                        added_here,
                     })
                 };
                 for &(id, duplicate) in &holders.added {
                     if duplicate != (Some(id) != original) {
-                        correct(id, !duplicate, true);
+                        correct(id, !duplicate);
                     }
                 }
                 for id in live {
                     let was = Some(id) != original_before;
                     if was != (Some(id) != original) {
-                        correct(id, !was, false);
+                        correct(id, !was);
                     }
                 }
             }
@@ -171,10 +194,7 @@ fn holders_of<'a>(
     let keys = touched.get_mut(index).expect("inserted above");
     Ok(match keys.entry(key) {
         Entry::Occupied(entry) => entry.into_mut(),
-        Entry::Vacant(entry) => entry.insert(Holders {
-            committed: committed.holders(key)?,
-            added: Vec::new(),
-        }),
+        Entry::Vacant(entry) => entry.insert(Holders::new(committed.holders(key)?)),
     })
 }
 
@@ -275,8 +295,9 @@ mod tests {
 
     fn holders(committed: &[i64], added: &[(i64, bool)]) -> Holders {
         Holders {
-            committed: committed.to_vec(),
             added: added.to_vec(),
+            smallest_added: added.iter().map(|&(id, _)| id).min(),
+            ..Holders::new(committed.to_vec())
         }
     }
 
@@ -296,40 +317,39 @@ mod tests {
         }
     }
 
-    fn fix(post_id: i64, duplicate: bool, added_here: bool) -> Correction {
+    fn fix(post_id: i64, duplicate: bool) -> Correction {
         Correction {
             index: "en".to_owned(),
             post_id,
             duplicate,
-            added_here,
         }
     }
 
     #[test]
     fn a_window_that_keeps_the_original_corrects_nothing() {
         // 5 is the original; 7 and a new 9 are copies; 5 is observed again.
-        let w = window(vec![holders(&[5, 7], &[(9, true), (5, false)])], &[5]);
+        let mut w = window(vec![holders(&[5, 7], &[(9, true), (5, false)])], &[5]);
         assert_eq!(w.corrections(), []);
     }
 
     #[test]
     fn an_original_that_arrives_after_its_copy_takes_its_place() {
-        let w = window(vec![holders(&[7], &[(5, false)])], &[]);
-        assert_eq!(w.corrections(), [fix(7, true, false)]);
+        let mut w = window(vec![holders(&[7], &[(5, false)])], &[]);
+        assert_eq!(w.corrections(), [fix(7, true)]);
         // Within one window, in the order the changes came: 9 first, then 5.
-        let w = window(vec![holders(&[], &[(9, false), (5, false)])], &[]);
-        assert_eq!(w.corrections(), [fix(9, true, true)]);
+        let mut w = window(vec![holders(&[], &[(9, false), (5, false)])], &[]);
+        assert_eq!(w.corrections(), [fix(9, true)]);
     }
 
     #[test]
     fn the_first_copy_left_is_the_original_when_the_original_goes() {
-        let w = window(vec![holders(&[5, 7, 9], &[])], &[5]);
-        assert_eq!(w.corrections(), [fix(7, false, false)]);
+        let mut w = window(vec![holders(&[9, 5, 7], &[])], &[5]);
+        assert_eq!(w.corrections(), [fix(7, false)]);
         // Edited away from the key and indexed again under another.
-        let w = window(
+        let mut w = window(
             vec![holders(&[5, 7], &[]), holders(&[], &[(5, false)])],
             &[5],
         );
-        assert_eq!(w.corrections(), [fix(7, false, false)]);
+        assert_eq!(w.corrections(), [fix(7, false)]);
     }
 }

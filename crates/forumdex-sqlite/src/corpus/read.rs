@@ -12,8 +12,8 @@ use forumdex_corpus::takedown::TakedownTarget;
 use forumdex_corpus::time::Millis;
 
 use forumdex_sql::{
-    count_statements, list_walk, post_columns, posts_changed_sql, posts_where_sql,
-    profile_activity_sql, profile_record_sql, scope_exists_sql,
+    count_statements, list_walk, live_posts_where_sql, post_columns, posts_changed_sql,
+    posts_where_sql, profile_activity_sql, profile_record_sql, scope_exists_sql,
 };
 
 use super::sql::{DIALECT, served, visible};
@@ -115,10 +115,19 @@ pub(super) fn posts_where(
     where_order: &str,
     params: &[(&str, &dyn rusqlite::ToSql)],
 ) -> rusqlite::Result<Vec<PostDoc>> {
-    let sql = posts_where_sql(DIALECT, where_order);
+    read_posts(conn, seq, &posts_where_sql(DIALECT, where_order), params)
+}
+
+/// Runs the post query `sql` at `seq` with `params`.
+fn read_posts(
+    conn: &Connection,
+    seq: i64,
+    sql: &str,
+    params: &[(&str, &dyn rusqlite::ToSql)],
+) -> rusqlite::Result<Vec<PostDoc>> {
     let mut all: Vec<(&str, &dyn rusqlite::ToSql)> = vec![(":seq", &seq)];
     all.extend_from_slice(params);
-    let mut statement = conn.prepare_cached(&sql)?;
+    let mut statement = conn.prepare_cached(sql)?;
     let rows = statement.query_map(all.as_slice(), post_from_row)?;
     let mut boards = BoardNames::new(conn, seq);
     rows.map(|post| boards.fill(post?)).collect()
@@ -137,6 +146,25 @@ pub(super) fn posts(
     post_ids: &[i64],
     seq: i64,
 ) -> rusqlite::Result<HashMap<i64, PostDoc>> {
+    posts_among(conn, post_ids, seq, posts_where_sql)
+}
+
+/// The live posts among `post_ids`, takedowns included (`CorpusRead::live_posts`).
+pub(super) fn live_posts(
+    conn: &Connection,
+    post_ids: &[i64],
+    seq: i64,
+) -> rusqlite::Result<HashMap<i64, PostDoc>> {
+    posts_among(conn, post_ids, seq, live_posts_where_sql)
+}
+
+/// The posts among `post_ids` that the statement `sql_of` makes selects.
+fn posts_among(
+    conn: &Connection,
+    post_ids: &[i64],
+    seq: i64,
+    sql_of: fn(forumdex_sql::Dialect, &str) -> String,
+) -> rusqlite::Result<HashMap<i64, PostDoc>> {
     let mut found = HashMap::with_capacity(post_ids.len());
     // A bounded IN list per statement (SQLite caps bound parameters); the statements of one
     // call share the caller's read transaction.
@@ -148,7 +176,7 @@ pub(super) fn posts(
             .map(|(name, id)| (name.as_str(), id as &dyn rusqlite::ToSql))
             .collect();
         let condition = format!("p.post_id IN ({})", names.join(", "));
-        for post in posts_where(conn, seq, &condition, &params)? {
+        for post in read_posts(conn, seq, &sql_of(DIALECT, &condition), &params)? {
             found.insert(post.post_id, post);
         }
     }

@@ -55,6 +55,13 @@ pub fn a_deleted_canonical_post_is_served_as_absent<S: CorpusWrite + CorpusMaint
     let found = store.posts(&[1, 2, 3], s2).unwrap();
     assert_eq!(found.len(), 2);
     assert!(!found.contains_key(&2));
+    let live = store.live_posts(&[1, 2, 3], s2).unwrap();
+    assert_eq!(
+        live.len(),
+        2,
+        "what the search sync indexes has no deleted post either"
+    );
+    assert!(!live.contains_key(&2));
     assert_eq!(listed(&store, Scope::Topic(10), s2), [1]);
     assert_eq!(listed(&store, Scope::Topic(10), s1), [1, 2]);
     assert_eq!(listed(&store, Scope::Profile(6), s2), [3]);
@@ -117,6 +124,12 @@ pub fn takedowns_hold_at_every_snapshot_until_lifted<S: CorpusWrite + CorpusMain
         "even at an older snapshot"
     );
     assert!(!store.posts(&[1, 2], s1).unwrap().contains_key(&1));
+    let indexed = store.live_posts(&[1, 2], s1).unwrap();
+    assert_eq!(
+        (indexed[&1].post_id, indexed[&2].post_id),
+        (1, 2),
+        "the search sync reads a post under a takedown: the indexes hold it"
+    );
     assert_eq!(listed(&store, Scope::Topic(10), s1), [2]);
     assert_eq!(store.topic(10, s1).unwrap().unwrap().post_count, 1);
     assert_eq!(store.profile(5, s1).unwrap(), None, "5 wrote only post 1");
