@@ -109,12 +109,7 @@ fn a_copy_of_a_deleted_reply_is_not_a_duplicate() {
     world.import_and_sync(&[post(1, 1, "Which wallet?", json!({"is_op": true})), by(2)]);
     // The original is gone from the forum, so from the index: a later copy is the only
     // one left, and is shown.
-    world.import_and_sync(&[post(
-        2,
-        1,
-        "",
-        json!({"deleted": true, "observed_at": "2024-04-01T12:00:00Z"}),
-    )]);
+    world.import_and_sync(&[deletion(2)]);
     world.import_and_sync(&[by(3)]);
     assert_eq!(ids(&world.search("quasar")), [3]);
 }
@@ -136,6 +131,25 @@ fn copies() -> (String, impl Fn(i64, &str) -> String) {
 const FIRST_SEEN: &str = "2024-03-01T12:00:00Z";
 const SEEN_AGAIN: &str = "2024-04-01T12:00:00Z";
 
+/// Post `post_id` of topic 1 deleted, seen after [`FIRST_SEEN`].
+fn deletion(post_id: i64) -> String {
+    post(
+        post_id,
+        1,
+        "",
+        json!({"deleted": true, "observed_at": SEEN_AGAIN}),
+    )
+}
+
+/// Every post that holds `q`, the hidden ones included, by post ID.
+fn with_hidden(world: &World, q: &str) -> Vec<i64> {
+    let mut all = SearchRequest::new(q);
+    all.include_low_quality = true;
+    let mut every = ids(&world.run(all));
+    every.sort_unstable();
+    every
+}
+
 #[test]
 fn the_first_of_an_authors_copies_is_shown_whatever_order_they_came_in() {
     let (op, by) = copies();
@@ -151,11 +165,11 @@ fn the_first_of_an_authors_copies_is_shown_whatever_order_they_came_in() {
     window.sync();
     for world in [apart, window] {
         assert_eq!(ids(&world.search("quasar")), [2]);
-        let mut all = SearchRequest::new("quasar");
-        all.include_low_quality = true;
-        let mut every = ids(&world.run(all));
-        every.sort_unstable();
-        assert_eq!(every, [2, 3, 4], "the copies are hidden, not gone");
+        assert_eq!(
+            with_hidden(&world, "quasar"),
+            [2, 3, 4],
+            "the copies are hidden, not gone"
+        );
     }
 }
 
@@ -209,9 +223,9 @@ fn an_original_edited_or_moved_away_leaves_the_next_copy_shown() {
     let mut german = serde_json::from_str::<serde_json::Value>(&by(2, SEEN_AGAIN)).unwrap();
     german["language"] = json!("de");
     moved.import_and_sync(&[german.to_string()]);
-    let mut both = ids(&moved.search("quasar"));
-    both.sort_unstable();
-    assert_eq!(both, [2, 3]);
+    let mut shown = ids(&moved.search("quasar"));
+    shown.sort_unstable();
+    assert_eq!(shown, [2, 3]);
 }
 
 #[test]
@@ -219,18 +233,9 @@ fn a_deleted_copy_changes_nothing_else() {
     let (op, by) = copies();
     let world = World::new();
     world.import_and_sync(&[op, by(2, FIRST_SEEN), by(3, FIRST_SEEN), by(4, FIRST_SEEN)]);
-    world.import_and_sync(&[post(
-        3,
-        1,
-        "",
-        json!({"deleted": true, "observed_at": SEEN_AGAIN}),
-    )]);
+    world.import_and_sync(&[deletion(3)]);
     assert_eq!(ids(&world.search("quasar")), [2]);
-    let mut all = SearchRequest::new("quasar");
-    all.include_low_quality = true;
-    let mut every = ids(&world.run(all));
-    every.sort_unstable();
-    assert_eq!(every, [2, 4]);
+    assert_eq!(with_hidden(&world, "quasar"), [2, 4]);
 }
 
 #[test]
@@ -238,12 +243,7 @@ fn the_next_copy_is_shown_when_the_original_is_deleted() {
     let (op, by) = copies();
     let world = World::new();
     world.import_and_sync(&[op, by(2, FIRST_SEEN), by(3, FIRST_SEEN), by(4, FIRST_SEEN)]);
-    world.import_and_sync(&[post(
-        2,
-        1,
-        "",
-        json!({"deleted": true, "observed_at": SEEN_AGAIN}),
-    )]);
+    world.import_and_sync(&[deletion(2)]);
     assert_eq!(ids(&world.search("quasar")), [3]);
 }
 
