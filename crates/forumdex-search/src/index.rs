@@ -13,6 +13,10 @@
 //! **Duplicate rule.** Of the documents of an index that share a duplicate key, the one of
 //! the smallest post ID is the original and the others are hidden, whichever came first
 //! ([`duplicates`]): each window corrects the documents whose flag its changes turned.
+//! Likewise a post without `is_op` in its record opens its topic while it has the topic's
+//! smallest post ID: a window that brings a smaller one indexes the former opening post
+//! again, as a reply. So the indexes depend on the corpus, not on how it was split into
+//! windows.
 
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
@@ -29,8 +33,8 @@ use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
 };
 use tantivy::{
-    Index, IndexReader, IndexWriter, InvertedIndexReader, ReloadPolicy, Searcher, SegmentMeta,
-    TantivyDocument, Term,
+    DocSet, Index, IndexReader, IndexWriter, InvertedIndexReader, ReloadPolicy, Searcher,
+    SegmentMeta, TERMINATED, TantivyDocument, Term,
 };
 
 use crate::SearchError;
@@ -146,7 +150,7 @@ pub fn schema() -> (Schema, Fields) {
     let full = IndexRecordOption::WithFreqsAndPositions;
     let fields = Fields {
         post_id: b.add_i64_field("post_id", INDEXED | STORED | FAST),
-        topic_id: b.add_i64_field("topic_id", INDEXED | STORED),
+        topic_id: b.add_i64_field("topic_id", INDEXED | STORED | FAST),
         title: b.add_text_field("title", STORED),
         title_text: b.add_text_field("title_text", text(TEXT_ANALYZER, full)),
         topic_title: b.add_text_field("topic_title", STORED),
@@ -159,7 +163,7 @@ pub fn schema() -> (Schema, Fields) {
         date: b.add_i64_field("date", STORED | FAST),
         undated: b.add_u64_field("undated", STORED),
         lang: b.add_text_field("lang", STRING | STORED),
-        is_op: b.add_u64_field("is_op", STORED | FAST),
+        is_op: b.add_u64_field("is_op", INDEXED | STORED | FAST),
         merit: b.add_i64_field("merit", STORED | FAST),
         spam_score: b.add_f64_field("spam_score", STORED),
         ai_score: b.add_f64_field("ai_score", STORED),
@@ -459,22 +463,8 @@ impl SearchIndexes {
                 Ok((index, ids))
             })
             .collect::<Result<Vec<_>, SearchError>>()?;
-        // Removes a post's previous document wherever it is: its language, so its index,
-        // may have changed. Most changes of a bulk import are new posts, held nowhere.
-        let mut remove = |writers: &mut HashMap<String, (Arc<LangIndex>, IndexWriter)>,
-                          duplicates: &mut Duplicates,
-                          post_id: i64|
-         -> Result<(), SearchError> {
-            let term = Term::from_field_i64(self.fields.post_id, post_id);
-            for (index, ids) in &mut committed {
-                if ids.holds(post_id, &term)? {
-                    let searcher = index.reader.searcher();
-                    duplicates.removing(&index.key, &searcher, self.key_fields(), post_id)?;
-                    writer_for(writers, index, self.writer_bytes)?.delete_term(term.clone());
-                }
-            }
-            Ok(())
-        };
+        // The smallest post ID the window brings to each topic.
+        let mut first_added: HashMap<i64, i64> = HashMap::new();
         let mut after = ChangePosition::default();
         loop {
             let page = corpus.posts_changed(since, upto, after, PAGE)?;
@@ -482,32 +472,35 @@ impl SearchIndexes {
             after = *last;
             let short = page.len() < PAGE;
             for (_, change) in &page {
-                remove(&mut writers, &mut duplicates, change.post_id())?;
+                self.remove(
+                    &mut committed,
+                    &mut writers,
+                    &mut duplicates,
+                    change.post_id(),
+                )?;
                 let PostChange::Current(post) = change else {
                     // Served as absent: removed is all.
                     report.posts_deleted += 1;
                     continue;
                 };
-                let key = analysis::index_key_for(post.language.as_deref());
-                let target = self.open_index(&key)?;
-                let assessed = Assessed::of(post);
-                let duplicate = match assessed.dup_key {
-                    Some(k) => duplicates.adding(
-                        &target.key,
-                        &target.reader.searcher(),
-                        self.key_fields(),
-                        post.post_id,
-                        k,
-                    )?,
-                    None => false,
-                };
-                let (doc, hidden) = self.document(post, &assessed, duplicate);
-                writer_for(&mut writers, &target, self.writer_bytes)?.add_document(doc)?;
-                report.posts_indexed += 1;
-                report.posts_hidden += u64::from(hidden);
+                let first = first_added.entry(post.topic_id).or_insert(post.post_id);
+                *first = (*first).min(post.post_id);
+                self.add(post, &mut writers, &mut duplicates, report)?;
             }
             if short {
                 break;
+            }
+        }
+        // An opening post known only as its topic's smallest post ID is one no longer when
+        // the window brings a smaller one: it is indexed again as a reply.
+        let former = self.former_openers(&committed, &first_added, &duplicates)?;
+        if !former.is_empty() {
+            let posts = corpus.live_posts(&former, upto)?;
+            for post_id in former {
+                self.remove(&mut committed, &mut writers, &mut duplicates, post_id)?;
+                if let Some(post) = posts.get(&post_id) {
+                    self.add(post, &mut writers, &mut duplicates, report)?;
+                }
             }
         }
         self.correct_duplicates(corpus, upto, duplicates, &mut writers, report)?;
@@ -523,6 +516,100 @@ impl SearchIndexes {
             writer.wait_merging_threads()?;
         }
         self.write_state(upto)
+    }
+
+    /// Removes a post's previous document wherever it is (`committed`: each index with what
+    /// it held when the window started): its language, so its index, may have changed. Most
+    /// changes of a bulk import are new posts, held nowhere.
+    fn remove(
+        &self,
+        committed: &mut [(Arc<LangIndex>, PostIds)],
+        writers: &mut HashMap<String, (Arc<LangIndex>, IndexWriter)>,
+        duplicates: &mut Duplicates,
+        post_id: i64,
+    ) -> Result<(), SearchError> {
+        let term = Term::from_field_i64(self.fields.post_id, post_id);
+        for (index, ids) in committed.iter_mut() {
+            if ids.holds(post_id, &term)? {
+                let searcher = index.reader.searcher();
+                duplicates.removing(&index.key, &searcher, self.key_fields(), post_id)?;
+                writer_for(writers, index, self.writer_bytes)?.delete_term(term.clone());
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds the document of `post` to its language's index.
+    fn add(
+        &self,
+        post: &PostDoc,
+        writers: &mut HashMap<String, (Arc<LangIndex>, IndexWriter)>,
+        duplicates: &mut Duplicates,
+        report: &mut SyncReport,
+    ) -> Result<(), SearchError> {
+        let key = analysis::index_key_for(post.language.as_deref());
+        let target = self.open_index(&key)?;
+        let assessed = Assessed::of(post);
+        let duplicate = match assessed.dup_key {
+            Some(k) => duplicates.adding(
+                &target.key,
+                &target.reader.searcher(),
+                self.key_fields(),
+                post.post_id,
+                k,
+            )?,
+            None => false,
+        };
+        let (doc, hidden) = self.document(post, &assessed, duplicate);
+        writer_for(writers, &target, self.writer_bytes)?.add_document(doc)?;
+        report.posts_indexed += 1;
+        report.posts_hidden += u64::from(hidden);
+        Ok(())
+    }
+
+    /// The committed opening posts, not changed by the window, of a topic to which the window
+    /// brings a smaller post ID (`first_added`): read from each index's `is_op` postings,
+    /// a few per topic, whatever the corpus's size.
+    fn former_openers(
+        &self,
+        committed: &[(Arc<LangIndex>, PostIds)],
+        first_added: &HashMap<i64, i64>,
+        duplicates: &Duplicates,
+    ) -> Result<Vec<i64>, SearchError> {
+        let mut former = Vec::new();
+        if first_added.is_empty() {
+            return Ok(former);
+        }
+        let opening = Term::from_field_u64(self.fields.is_op, 1);
+        for (index, _) in committed {
+            for segment in index.reader.searcher().segment_readers() {
+                let postings = segment
+                    .inverted_index(self.fields.is_op)?
+                    .read_postings(&opening, IndexRecordOption::Basic)?;
+                let Some(mut postings) = postings else {
+                    continue;
+                };
+                let fast = segment.fast_fields();
+                let (topics, post_ids) = (fast.i64("topic_id")?, fast.i64("post_id")?);
+                while postings.doc() != TERMINATED {
+                    let doc = postings.doc();
+                    postings.advance();
+                    let (Some(topic), Some(post_id)) = (topics.first(doc), post_ids.first(doc))
+                    else {
+                        continue;
+                    };
+                    if !segment.is_deleted(doc)
+                        && !duplicates.removed(post_id)
+                        && first_added
+                            .get(&topic)
+                            .is_some_and(|&first| first < post_id)
+                    {
+                        former.push(post_id);
+                    }
+                }
+            }
+        }
+        Ok(former)
     }
 
     /// Indexes again the documents whose duplicate flag the window changed

@@ -110,6 +110,11 @@ impl Duplicates {
         Ok(())
     }
 
+    /// Whether the window removed `post_id`'s committed document.
+    pub(super) fn removed(&self, post_id: i64) -> bool {
+        self.removed.contains(&post_id)
+    }
+
     /// Whether the document of `post_id` that the window adds to `index` with `key` is a
     /// duplicate of what the index holds and of what the window added before it; records it.
     pub(super) fn adding(

@@ -69,6 +69,45 @@ fn opening_posts_are_never_filtered() {
 }
 
 #[test]
+fn a_post_taken_for_the_opening_one_becomes_a_reply_when_an_earlier_post_arrives() {
+    // Without `is_op` in its record, a post is its topic's opening post while it has the
+    // smallest post ID there: a later sync that brings an earlier post makes it a reply,
+    // as a node that indexes both at once finds it.
+    let reply = || post(20, 1, "Nice project!", json!({"title": "Re: quasar"}));
+    let opening = post(
+        10,
+        1,
+        "The quasar wallet keeps long term savings offline and signs on the device",
+        json!({"title": "quasar"}),
+    );
+    let later = World::new();
+    later.import_and_sync(&[reply()]);
+    assert_eq!(
+        ids(&later.search("project")),
+        [20],
+        "alone, it opens the topic"
+    );
+    later.import_and_sync(std::slice::from_ref(&opening));
+    let at_once = World::new();
+    at_once.import_and_sync(&[opening, reply()]);
+    for world in [later, at_once] {
+        assert!(
+            ids(&world.search("project")).is_empty(),
+            "a short generic reply is hidden"
+        );
+        let mut all = SearchRequest::new("project");
+        all.include_low_quality = true;
+        let hits = world.run(all).hits;
+        assert_eq!((hits[0].post_id, hits[0].is_op), (20, false));
+        assert_eq!(
+            ids(&world.search("quasar")),
+            [10],
+            "the title is the opening post's"
+        );
+    }
+}
+
+#[test]
 fn near_duplicate_replies_by_one_author_are_filtered() {
     let world = World::new();
     let text = "I think the quasar wallet is the safest choice for long term storage of coins";
