@@ -569,7 +569,7 @@ impl SearchIndexes {
 
     /// The committed opening posts, not changed by the window, of a topic to which the window
     /// brings a smaller post ID (`first_added`): read from each index's `is_op` postings,
-    /// a few per topic, whatever the corpus's size.
+    /// one document per topic, not every post of the topics.
     fn former_openers(
         &self,
         committed: &[(Arc<LangIndex>, PostIds)],
