@@ -267,11 +267,17 @@ fn an_original_edited_or_moved_away_leaves_the_next_copy_shown() {
     assert_eq!(shown, [2, 3]);
 }
 
-#[test]
-fn a_deleted_copy_changes_nothing_else() {
+/// The opening post and three copies, 2 the original, synced.
+fn three_copies() -> World {
     let (op, by) = copies();
     let world = World::new();
     world.import_and_sync(&[op, by(2, FIRST_SEEN), by(3, FIRST_SEEN), by(4, FIRST_SEEN)]);
+    world
+}
+
+#[test]
+fn a_deleted_copy_changes_nothing_else() {
+    let world = three_copies();
     world.import_and_sync(&[deletion(3)]);
     assert_eq!(ids(&world.search("quasar")), [2]);
     assert_eq!(with_hidden(&world, "quasar"), [2, 4]);
@@ -279,9 +285,7 @@ fn a_deleted_copy_changes_nothing_else() {
 
 #[test]
 fn the_next_copy_is_shown_when_the_original_is_deleted() {
-    let (op, by) = copies();
-    let world = World::new();
-    world.import_and_sync(&[op, by(2, FIRST_SEEN), by(3, FIRST_SEEN), by(4, FIRST_SEEN)]);
+    let world = three_copies();
     world.import_and_sync(&[deletion(2)]);
     assert_eq!(ids(&world.search("quasar")), [3]);
 }
