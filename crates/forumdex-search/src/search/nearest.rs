@@ -1,13 +1,14 @@
 //! The semantic leg's retrieval: the posts whose vectors are nearest the query's (cosine
 //! of the quantised unit vectors), among those the search may return: the same admission
-//! as lexical matches (alive, the quality filter, image search, takedowns). Each embedded
-//! segment is searched in two passes: the sign bits of every vector against the query's
-//! (Hamming distance, 32 bytes a post), then the exact cosine of the [`RESCORED`] closest.
-//! On the 1.4M corpus that is p99 45 ms instead of 87 ms for a whole exact scan, for MRR@10
-//! 0.157 instead of 0.169 on the other-words tuning half (BENCHMARKS.md, "Semantic
-//! search"). The posts of the threads the query names ([`NamedTopics`]) are all compared
+//! as lexical matches (alive, the quality filter, image search, takedowns). The embedded
+//! segments are searched in two passes: the sign bits of every admitted vector against the
+//! query's (Hamming distance, 32 bytes a post), then the exact cosine of the closest
+//! [`RESCORED_SHARE`] of them, counted over all segments together, so the posts compared
+//! exactly are the same however the corpus is cut into segments (every node, every
+//! import). The posts of the threads the query names ([`NamedTopics`]) are all compared
 //! exactly with the query without its naming words, and the nearest of them come first.
-//! A segment not embedded yet contributes nothing.
+//! A segment not embedded yet contributes nothing. BENCHMARKS.md, "Semantic search in
+//! the service" and "One budget for the exact comparisons", has the measurements.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -29,10 +30,12 @@ use crate::semantic::{Embedding, Semantic};
 pub const SCAN_THREADS: usize = 2;
 /// Documents worth a thread of their own.
 const DOCS_PER_THREAD: usize = 400_000;
-/// Documents of each segment whose signs agree most with the query's that are compared
-/// exactly (more when several are as far as the last).
-const RESCORED: usize = 20_000;
-/// The distance of a document without a vector.
+/// The share of the admitted vectors, those whose signs agree most with the query's, that
+/// are compared exactly (more when several are as far as the last).
+const RESCORED_SHARE: f64 = 0.10;
+/// Vectors compared exactly at least (all of them in a smaller corpus).
+const RESCORED_AT_LEAST: usize = 20_000;
+/// The distance of a document without a vector, or that may not be returned.
 const NO_VECTOR: u16 = u16::MAX;
 
 /// One embedded segment to scan.
@@ -42,36 +45,32 @@ struct Scan {
     table: Arc<SegmentVectors>,
 }
 
+/// The first pass over a segment: the Hamming distance of each document's sign bits to the
+/// query's ([`NO_VECTOR`] for one without a vector or not admitted), and how many admitted
+/// documents are at each distance.
+struct Signs {
+    distances: Vec<u16>,
+    histogram: Vec<u32>,
+}
+
 impl Scan {
-    /// Offers the segment's admitted documents nearest `query` to `heaps.all` (the `depth`
-    /// nearest are kept), in two passes: the [`RESCORED`] documents whose components'
-    /// signs agree most with the query's (Hamming distance of the sign bits), then the
-    /// exact cosine of those; and every one of `named` (ascending), exactly, to
-    /// `heaps.named`, compared with the query without its naming words.
-    fn run(
+    /// The Hamming distances of the sign bits of the segment's admitted documents to the
+    /// query's; `None` when the segment can return nothing.
+    fn signs(
         &self,
         segment: &SegmentReader,
         fields: &Fields,
         filter: Filter<'_>,
         query: &QueryVector,
-        named: &[DocId],
-        heaps: &mut Heaps,
-    ) -> Result<(), SearchError> {
+    ) -> Result<Option<Signs>, SearchError> {
         let Some(mut admission) = Admission::of(segment, fields, filter)? else {
-            return Ok(());
+            return Ok(None);
         };
-        let docs = segment.max_doc().min(self.table.len() as u32);
-        if !named.is_empty()
-            && let Some(mut admission) = Admission::of(segment, fields, filter)?
-        {
-            for &doc in named.iter().take_while(|&&doc| doc < docs) {
-                self.offer(doc, query.named, &mut admission, &mut heaps.named);
-            }
-        }
+        let docs = self.docs(segment);
         let mut distances: Vec<u16> = Vec::with_capacity(docs as usize);
         let mut histogram = vec![0u32; self.table.sign_words() * 64 + 1];
         for doc in 0..docs {
-            let distance = if self.table.get(doc).1 == 0.0 {
+            let distance = if self.table.get(doc).1 == 0.0 || !admission.admits(doc) {
                 NO_VECTOR
             } else {
                 let distance: u32 = self
@@ -86,39 +85,60 @@ impl Scan {
             };
             distances.push(distance);
         }
-        let mut taken = 0;
-        let cutoff = histogram
-            .iter()
-            .position(|&count| {
-                taken += count;
-                taken as usize >= RESCORED
-            })
-            .unwrap_or(histogram.len()) as u16;
-        for (doc, &distance) in distances.iter().enumerate() {
-            if distance > cutoff || distance == NO_VECTOR {
+        Ok(Some(Signs {
+            distances,
+            histogram,
+        }))
+    }
+
+    /// The second pass: offers the documents within `exact.cutoff` of the query's sign
+    /// bits to `heaps.all` by their exact cosine (the `depth` nearest are kept); and every
+    /// one of `exact.named`, to `heaps.named`, compared with the query without its naming
+    /// words.
+    fn rescore(
+        &self,
+        segment: &SegmentReader,
+        fields: &Fields,
+        filter: Filter<'_>,
+        query: &QueryVector,
+        exact: Exact<'_>,
+        heaps: &mut Heaps,
+    ) -> Result<(), SearchError> {
+        let docs = self.docs(segment);
+        if !exact.named.is_empty()
+            && let Some(mut admission) = Admission::of(segment, fields, filter)?
+        {
+            for &doc in exact.named.iter().take_while(|&&doc| doc < docs) {
+                let similarity = self.similarity(doc, query.named);
+                heaps.named.offer(similarity, || {
+                    admission.admits(doc).then(|| self.kept(doc, similarity))
+                });
+            }
+        }
+        for (doc, &distance) in exact.signs.distances.iter().enumerate() {
+            if distance > exact.cutoff || distance == NO_VECTOR {
                 continue;
             }
-            self.offer(doc as u32, query.embedding, &mut admission, &mut heaps.all);
+            let doc = doc as DocId;
+            let similarity = self.similarity(doc, query.embedding);
+            heaps
+                .all
+                .offer(similarity, || Some(self.kept(doc, similarity)));
         }
         Ok(())
     }
 
-    /// Offers `doc` to `nearest` by its cosine with `query`, if `admission` admits it.
-    fn offer(
-        &self,
-        doc: DocId,
-        query: &Embedding,
-        admission: &mut Admission<'_>,
-        nearest: &mut Nearest,
-    ) {
-        let similarity = self.similarity(doc, query);
-        nearest.offer(similarity, || {
-            admission.admits(doc).then(|| Kept {
-                similarity,
-                at: self.at,
-                address: DocAddress::new(self.ord, doc),
-            })
-        });
+    /// Documents of the segment that the table covers.
+    fn docs(&self, segment: &SegmentReader) -> u32 {
+        segment.max_doc().min(self.table.len() as u32)
+    }
+
+    fn kept(&self, doc: DocId, similarity: f32) -> Kept {
+        Kept {
+            similarity,
+            at: self.at,
+            address: DocAddress::new(self.ord, doc),
+        }
     }
 
     /// The cosine of `doc`'s vector and `query` (0 without a vector).
@@ -126,6 +146,35 @@ impl Scan {
         let (codes, scale) = self.table.get(doc);
         dot(codes, &query.codes) as f32 * scale * query.scale
     }
+}
+
+/// What the second pass over a segment compares exactly.
+#[derive(Clone, Copy)]
+struct Exact<'a> {
+    /// The first pass's distances: the documents at most `cutoff` from the query's sign
+    /// bits are compared.
+    signs: &'a Signs,
+    cutoff: u16,
+    /// The segment's documents of the named threads (ascending), all compared.
+    named: &'a [DocId],
+}
+
+/// How many of `admitted` vectors the second pass compares exactly.
+fn rescored(admitted: usize) -> usize {
+    ((admitted as f64 * RESCORED_SHARE).ceil() as usize).max(RESCORED_AT_LEAST)
+}
+
+/// The smallest distance of `histogram` (documents by distance) within which `budget`
+/// documents lie, or the last when there are fewer.
+fn cutoff(histogram: &[u32], budget: usize) -> u16 {
+    let mut taken = 0usize;
+    histogram
+        .iter()
+        .position(|&count| {
+            taken += count as usize;
+            taken >= budget
+        })
+        .unwrap_or(histogram.len().saturating_sub(1)) as u16
 }
 
 /// The nearest documents kept so far: `depth` at most, the worst on top.
@@ -288,28 +337,31 @@ pub(super) fn nearest(
     let threads = (docs / DOCS_PER_THREAD)
         .clamp(1, SCAN_THREADS)
         .min(segments.len().max(1));
-    let next = AtomicUsize::new(0);
-    let scan_some = || -> Result<Heaps, SearchError> {
+    let segment = |scan: &Scan| targets[scan.at].searcher.segment_reader(scan.ord);
+    let signs = each_in_parallel(threads, &segments, |_, scan| {
+        scan.signs(segment(scan), fields, filter, query)
+    })?;
+    let mut histogram = Vec::new();
+    for signs in signs.iter().flatten() {
+        histogram.resize(histogram.len().max(signs.histogram.len()), 0u32);
+        for (total, count) in histogram.iter_mut().zip(&signs.histogram) {
+            *total += count;
+        }
+    }
+    let admitted = histogram.iter().map(|&count| count as usize).sum();
+    let cutoff = cutoff(&histogram, rescored(admitted));
+    let heaps = each_in_parallel(threads, &segments, |at, scan| {
         let mut heaps = Heaps::new(depth);
-        while let Some(scan) = segments.get(next.fetch_add(1, AtomicOrdering::Relaxed)) {
-            let segment = targets[scan.at].searcher.segment_reader(scan.ord);
-            let named = named.docs(scan.at, scan.ord);
-            scan.run(segment, fields, filter, query, named, &mut heaps)?;
+        if let Some(signs) = &signs[at] {
+            let exact = Exact {
+                signs,
+                cutoff,
+                named: named.docs(scan.at, scan.ord),
+            };
+            scan.rescore(segment(scan), fields, filter, query, exact, &mut heaps)?;
         }
         Ok(heaps)
-    };
-    let heaps: Vec<Heaps> = if threads == 1 {
-        vec![scan_some()?]
-    } else {
-        std::thread::scope(|scope| {
-            let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(scan_some)).collect();
-            let mut heaps = vec![scan_some()?];
-            for helper in helpers {
-                heaps.push(helper.join().expect("a scan does not panic")?);
-            }
-            Ok::<_, SearchError>(heaps)
-        })?
-    };
+    })?;
     let mut kept = Heaps::new(depth);
     for heaps in heaps {
         kept.all.merge(heaps.all);
@@ -320,6 +372,40 @@ pub(super) fn nearest(
     others.retain(|near| !named.holds(near.at, near.address));
     found.extend(others);
     Ok(found)
+}
+
+/// `work` done on each of `items` (with its place), on `threads` threads (the caller's
+/// among them) that each take the next item not taken yet; the results in `items`' order.
+fn each_in_parallel<T: Sync, R: Send>(
+    threads: usize,
+    items: &[T],
+    work: impl Fn(usize, &T) -> Result<R, SearchError> + Sync,
+) -> Result<Vec<R>, SearchError> {
+    let next = AtomicUsize::new(0);
+    let some = || -> Result<Vec<(usize, R)>, SearchError> {
+        let mut done = Vec::new();
+        loop {
+            let at = next.fetch_add(1, AtomicOrdering::Relaxed);
+            let Some(item) = items.get(at) else {
+                return Ok(done);
+            };
+            done.push((at, work(at, item)?));
+        }
+    };
+    let mut done = if threads <= 1 {
+        some()?
+    } else {
+        std::thread::scope(|scope| {
+            let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(some)).collect();
+            let mut done = some()?;
+            for helper in helpers {
+                done.extend(helper.join().expect("a scan does not panic")?);
+            }
+            Ok::<_, SearchError>(done)
+        })?
+    };
+    done.sort_unstable_by_key(|(at, _)| *at);
+    Ok(done.into_iter().map(|(_, result)| result).collect())
 }
 
 /// The posts of `nearest`, nearest first (ties by post ID).
@@ -347,4 +433,62 @@ fn near_posts(targets: &[Target], nearest: Nearest) -> Result<Vec<Near>, SearchE
             .then(a.post_id.cmp(&b.post_id))
     });
     Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cutoff_is_the_first_distance_that_reaches_the_budget() {
+        let histogram = [0, 2, 3, 0, 5, 1];
+        assert_eq!(cutoff(&histogram, 1), 1);
+        assert_eq!(cutoff(&histogram, 2), 1);
+        assert_eq!(
+            cutoff(&histogram, 3),
+            2,
+            "ties at the last distance all count"
+        );
+        assert_eq!(cutoff(&histogram, 6), 4);
+        assert_eq!(cutoff(&histogram, 11), 5);
+        assert_eq!(
+            cutoff(&histogram, 100),
+            5,
+            "fewer than the budget: all of them"
+        );
+        assert_eq!(cutoff(&[], 10), 0);
+    }
+
+    #[test]
+    fn the_budget_is_a_share_of_the_admitted_vectors_with_a_floor() {
+        assert_eq!(rescored(0), RESCORED_AT_LEAST);
+        assert_eq!(rescored(RESCORED_AT_LEAST), RESCORED_AT_LEAST);
+        let large = 10 * RESCORED_AT_LEAST;
+        assert_eq!(
+            rescored(large),
+            (large as f64 * RESCORED_SHARE).ceil() as usize
+        );
+        assert!(rescored(100 * large) > rescored(10 * large));
+    }
+
+    #[test]
+    fn work_shared_between_threads_comes_back_in_order_with_its_first_error() {
+        let items: Vec<usize> = (0..50).collect();
+        for threads in [1, 2, 3] {
+            let doubled = each_in_parallel(threads, &items, |at, &item| {
+                assert_eq!(at, item);
+                Ok(item * 2)
+            })
+            .unwrap();
+            assert_eq!(doubled, (0..50).map(|i| i * 2).collect::<Vec<_>>());
+        }
+        let failed = each_in_parallel(2, &items, |_, &item| {
+            if item == 7 {
+                Err(SearchError::Index("item 7".into()))
+            } else {
+                Ok(item)
+            }
+        });
+        assert!(failed.is_err());
+    }
 }
