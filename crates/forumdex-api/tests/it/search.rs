@@ -109,7 +109,7 @@ async fn a_search_returns_the_contract_fields() {
         }
         assert!(hit["score"].is_number());
         assert!(hit["date"].as_str().unwrap().ends_with('Z'));
-        assert_eq!(hit["ranking_model_version"], "fdx-rank-3");
+        assert_eq!(hit["ranking_model_version"], "fdx-rank-5");
     }
     let op = hits.iter().find(|h| h["post_id"] == 11).unwrap();
     assert_eq!(op["date"], "2015-06-01T08:00:00.000Z");

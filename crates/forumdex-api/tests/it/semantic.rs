@@ -86,14 +86,14 @@ async fn a_question_in_other_words_is_answered_by_the_semantic_leg() {
         assert!(source.ends_with("+semantic"), "{source}");
         source.parse::<forumdex_types::RankSource>().unwrap();
         let version = hit["ranking_model_version"].as_str().unwrap();
-        assert!(version.starts_with("fdx-rank-3+fdxsem1-"), "{version}");
+        assert!(version.starts_with("fdx-rank-5+fdxsem1-"), "{version}");
     }
     assert_eq!(body["total"], 2);
 
     // A short query that enough posts hold stays lexical.
     let body = search(&app, &key, "payout").await;
     assert_eq!(body["hybrid"], false, "{body}");
-    assert_eq!(body["hits"][0]["ranking_model_version"], "fdx-rank-3");
+    assert_eq!(body["hits"][0]["ranking_model_version"], "fdx-rank-5");
 
     let ready: Value = app.get("/readyz", None).await.json().await.unwrap();
     let semantic = &ready["semantic"];

@@ -1,4 +1,5 @@
-//! What a query asks for besides its words: recent posts, or an answer.
+//! What a query asks for besides its words: recent posts, or an answer; and which of its
+//! words only say that something did not happen.
 
 /// Whether the query asks for recent posts.
 pub fn detects_freshness(query: &str) -> bool {
@@ -71,6 +72,34 @@ pub fn detects_answer_seeking(query: &str) -> bool {
     STARTS.iter().any(|s| lower.starts_with(s)) || ANYWHERE.iter().any(|s| lower.contains(s))
 }
 
+/// Words that say something did not happen or is not so ("bounty never paid", "nothing
+/// arrived", "didn't list"), as the query's words are read (lowercased, folded to ASCII,
+/// split at apostrophes: "didn't" is "didn" and "t"). They give the query its polarity,
+/// not its subject: a post that says "you never know" about something else is no match
+/// for "X bounty never paid", so the ranking counts them with the common words
+/// ([`super::words::QueryWord::common`]). Some are stop words of an index already ("not",
+/// "no" in English, "не" in Russian); the list holds them for the indexes without. In
+/// English with its contractions as split and as typed without the apostrophe; then
+/// German, Dutch, French, Spanish, Portuguese, Italian, Indonesian, Turkish, Russian and
+/// Ukrainian.
+const NEGATIONS: &str = "
+    no not never nothing none nobody noone nowhere neither nor cannot cant without
+    didn didnt doesn doesnt don dont hasn hasnt haven havent hadn hadnt isn isnt wasn wasnt
+    weren werent aren arent wouldn wouldnt couldn couldnt shouldn shouldnt ain
+    nicht nie niemals kein keine keinen nichts niet nooit geen
+    pas jamais rien nunca jamas nada nao non mai niente
+    tidak belum tak bukan gak nggak degil
+    не нет ни никогда ничего ніколи немає
+";
+
+/// Whether `word` (a query word as [`super::words::query_words`] reads it) only says that
+/// something did not happen ([`NEGATIONS`]).
+pub fn is_negation(word: &str) -> bool {
+    NEGATIONS
+        .split_whitespace()
+        .any(|negation| negation == word)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,5 +119,24 @@ mod tests {
         assert!(detects_answer_seeking("wallet recovery?"));
         assert!(detects_answer_seeking("what is a merkle tree"));
         assert!(!detects_answer_seeking("merkle tree"));
+    }
+
+    #[test]
+    fn negation_words_are_told_from_the_subject() {
+        for word in [
+            "never",
+            "nothing",
+            "didn",
+            "didnt",
+            "cant",
+            "nicht",
+            "tidak",
+            "никогда",
+        ] {
+            assert!(is_negation(word), "{word}");
+        }
+        for word in ["paid", "bounty", "t", "know", "nevermind", "notice"] {
+            assert!(!is_negation(word), "{word}");
+        }
     }
 }

@@ -72,15 +72,17 @@ use rerank::{Candidate, Factors};
 use tiers::{Plan, Signals};
 use words::QueryWord;
 
-/// Version of the ranking formula, reported with every hit.
-pub const RANKING_MODEL_VERSION: &str = "fdx-rank-3";
+/// Version of the ranking formula, reported with every hit (3: common words count after
+/// the others; 5: negations count with the common words; 4 was a variant withdrawn).
+pub const RANKING_MODEL_VERSION: &str = "fdx-rank-5";
 /// Matches per index that are re-ranked.
 pub const RERANK_DEPTH: usize = 300;
 /// Version of the fusion of the lexical and semantic legs ([`fusion`]), reported in a
 /// hybrid hit's `ranking_model_version` (2: the posts of a thread the query names first,
 /// posts that cannot answer further down; 3: a named thread's posts ordered by the query
-/// without its naming words; 4: near duplicates of the posts before them last).
-pub const FUSION_VERSION: &str = "rrf60-4";
+/// without its naming words; 4: near duplicates of the posts before them last; 5: weekly
+/// reports are report forms).
+pub const FUSION_VERSION: &str = "rrf60-5";
 /// Queries of this many words or more are natural language: the semantic leg runs.
 pub const SEMANTIC_MIN_WORDS: usize = 4;
 /// Hits returned.

@@ -10,6 +10,7 @@ use tantivy::query::{DfaWrapper, FuzzyTermQuery};
 use tantivy::schema::Field;
 use tantivy::{Searcher, Term};
 
+use super::intent;
 use crate::SearchError;
 use crate::analysis;
 
@@ -41,7 +42,8 @@ pub struct QueryWord {
     pub range: Range<usize>,
     /// Posts holding it, over every searched index.
     pub doc_freq: u64,
-    /// Whether it is common ([`COMMON_SHARE`]).
+    /// Whether it is common ([`COMMON_SHARE`]), or a negation ([`super::intent::is_negation`]):
+    /// either way it tells little about what is sought.
     pub common: bool,
     /// When no searched index holds it: its nearest dictionary words, the most frequent
     /// first (at most [`MAX_NEIGHBOURS`]).
@@ -83,11 +85,12 @@ pub fn query_words(
             continue;
         }
         let doc_freq = doc_freq(searchers, &Term::from_field_text(spell, &word))?;
+        let common = doc_freq > common_above || intent::is_negation(&word);
         words.push(QueryWord {
             plain: word,
             range,
             doc_freq,
-            common: doc_freq > common_above,
+            common,
             neighbours: Vec::new(),
         });
     }

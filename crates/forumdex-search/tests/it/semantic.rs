@@ -90,8 +90,8 @@ fn a_question_in_other_words_finds_the_post_and_says_it_is_hybrid() {
     assert!(hit.rank_factors.semantic);
     assert!(hit.score > results.hits[1].score);
     assert!(
-        hit.ranking_model_version.starts_with("fdx-rank-3+fdxsem1-")
-            && hit.ranking_model_version.ends_with("+rrf60-4"),
+        hit.ranking_model_version.starts_with("fdx-rank-5+fdxsem1-")
+            && hit.ranking_model_version.ends_with("+rrf60-5"),
         "{}",
         hit.ranking_model_version
     );
@@ -110,7 +110,7 @@ fn a_short_query_with_enough_complete_matches_stays_lexical() {
     found.sort_unstable();
     assert_eq!(found, [1, 4]);
     assert!(results.hits.iter().all(|h| !h.rank_factors.semantic));
-    assert_eq!(results.hits[0].ranking_model_version, "fdx-rank-3");
+    assert_eq!(results.hits[0].ranking_model_version, "fdx-rank-5");
 }
 
 #[test]

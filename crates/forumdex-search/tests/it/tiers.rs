@@ -187,3 +187,27 @@ fn a_long_post_is_highlighted_where_its_word_stands_after_look_alikes() {
     let content = &hit.highlight["content"][0];
     assert!(content.contains("<mark>segwit</mark>"), "{content}");
 }
+
+#[test]
+fn a_negation_counts_after_the_words_that_say_what_is_sought() {
+    let world = World::new();
+    world.import_and_sync(&[
+        // Holds "never" and the project, short: the better BM25 if "never" counted as
+        // much as "paid".
+        post(1, 1, "Ehealth will never stop.", json!({})),
+        post(
+            2,
+            1,
+            "The ehealth team paid the rewards to every participant of the campaign.",
+            json!({}),
+        ),
+        post(
+            3,
+            1,
+            "My ehealth rewards were never paid, and the team does not answer.",
+            json!({}),
+        ),
+    ]);
+    let results = search(&world, "ehealth never paid");
+    assert_eq!(ids(&results), vec![3, 2, 1]);
+}
