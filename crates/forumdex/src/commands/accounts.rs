@@ -1,10 +1,11 @@
-//! `forumdex accounts create|show`.
+//! `forumdex accounts create|show|two-factor-off`.
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use forumdex_accounts::wire::{AccountCredits, AccountView};
-use forumdex_accounts::{AccountId, AccountStore, Email};
+use forumdex_accounts::{AccountId, AccountStore, DeveloperStore, Email};
 use forumdex_clock::{Clock, SystemClock};
+use serde::Serialize;
 
 use crate::commands::{describe_key, open_accounts};
 use crate::global::GlobalArgs;
@@ -25,6 +26,10 @@ pub enum AccountsCommand {
     Create(CreateArgs),
     /// Show an account: email, balance and keys.
     Show(ShowArgs),
+    /// Turn off an account's two-factor sign-in (its owner lost the authenticator and the
+    /// recovery codes): the secret and recovery codes are deleted, the password alone signs
+    /// in again, and the account's activity says so.
+    TwoFactorOff(TwoFactorOffArgs),
 }
 
 /// Arguments of `forumdex accounts create`.
@@ -45,12 +50,32 @@ pub struct ShowArgs {
     pub account_id: AccountId,
 }
 
+/// Arguments of `forumdex accounts two-factor-off`.
+#[derive(Debug, Args)]
+pub struct TwoFactorOffArgs {
+    /// The account id.
+    pub account_id: AccountId,
+}
+
+/// What `forumdex accounts two-factor-off --json` prints.
+#[derive(Debug, Serialize)]
+struct TwoFactorOff {
+    account_id: AccountId,
+    /// Always false after the command.
+    two_factor: bool,
+    /// Whether it was on (false: nothing changed).
+    was_on: bool,
+}
+
 /// Runs `forumdex accounts ...`.
 pub fn run(global: &GlobalArgs, args: AccountsArgs) -> anyhow::Result<()> {
-    let store = open_accounts(global)?;
     match args.command {
-        AccountsCommand::Create(args) => create(global, store.as_ref(), args),
-        AccountsCommand::Show(args) => show(global, store.as_ref(), args),
+        AccountsCommand::Create(args) => create(global, open_accounts(global)?.as_ref(), args),
+        AccountsCommand::Show(args) => show(global, open_accounts(global)?.as_ref(), args),
+        AccountsCommand::TwoFactorOff(args) => {
+            let store = crate::commands::storage(global)?.developer_accounts()?;
+            two_factor_off(global, store.as_ref(), args.account_id)
+        }
     }
 }
 
@@ -88,6 +113,37 @@ fn show(global: &GlobalArgs, store: &dyn AccountStore, args: ShowArgs) -> anyhow
         for key in &view.keys {
             println!("  {}", describe_key(key));
         }
+    }
+    Ok(())
+}
+
+fn two_factor_off(
+    global: &GlobalArgs,
+    store: &dyn DeveloperStore,
+    account_id: AccountId,
+) -> anyhow::Result<()> {
+    store.account(account_id)?;
+    let was_on = store.two_factor(account_id)?.is_some();
+    if was_on {
+        store.disable_two_factor(account_id)?;
+        store.record_activity(
+            account_id,
+            "two_factor_off",
+            "two-factor sign-in turned off by the operator",
+            SystemClock.now(),
+        )?;
+    }
+    if global.json {
+        return print_json(&TwoFactorOff {
+            account_id,
+            two_factor: false,
+            was_on,
+        });
+    }
+    if was_on {
+        println!("two-factor sign-in turned off for account {account_id}");
+    } else {
+        println!("account {account_id} had no two-factor sign-in; nothing changed");
     }
     Ok(())
 }

@@ -281,3 +281,54 @@ fn key_errors() {
     fails(data, &["keys", "set-expiry", key_id, "--at", "tomorrow"]);
     fails(data, &["keys", "allow", key_id, "--add", "300.0.0.1"]);
 }
+
+#[test]
+fn two_factor_off_turns_it_off_once_and_refuses_unknown_accounts() {
+    use forumdex_accounts::{AccountId, DeveloperStore, TokenHash};
+    use forumdex_sqlite::SqliteAccountStore;
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path().join("data");
+    let created = json_ok(&data, &["accounts", "create", "--email", "dev@example.com"]);
+    let id = created["account_id"].as_i64().expect("numeric id");
+    let account = AccountId::new(id).expect("a valid id");
+    {
+        let store = SqliteAccountStore::open_in(&data).expect("open accounts");
+        let on = store
+            .enable_two_factor(
+                account,
+                b"a secret of twenty b",
+                1,
+                &[TokenHash::of("recovery-code")],
+                chrono::Utc::now(),
+            )
+            .expect("turned on");
+        assert!(on);
+    }
+
+    let off = json_ok(&data, &["accounts", "two-factor-off", &id.to_string()]);
+    assert_eq!(
+        off,
+        json!({"account_id": id, "two_factor": false, "was_on": true})
+    );
+    let store = SqliteAccountStore::open_in(&data).expect("open accounts");
+    assert!(store.two_factor(account).expect("read").is_none());
+    let activity = store.activity(account, 10).expect("activity");
+    assert_eq!(activity[0].kind, "two_factor_off", "{activity:?}");
+
+    // Again: nothing to turn off, nothing recorded.
+    let again = json_ok(&data, &["accounts", "two-factor-off", &id.to_string()]);
+    assert_eq!(
+        again,
+        json!({"account_id": id, "two_factor": false, "was_on": false})
+    );
+    assert_eq!(
+        store.activity(account, 10).expect("activity").len(),
+        activity.len()
+    );
+
+    let unknown = fails(&data, &["accounts", "two-factor-off", "999"]);
+    assert!(unknown.contains("999"), "{unknown}");
+    let bad = fails(&data, &["accounts", "two-factor-off", "abc"]);
+    assert!(!bad.is_empty());
+}
