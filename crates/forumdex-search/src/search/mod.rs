@@ -679,7 +679,6 @@ fn semantic_leg(
 /// matches, those that cannot answer ([`answers`]) further down and near duplicates of the
 /// posts before them ([`near_duplicates`]) last, and how many of its posts only the
 /// semantic leg found.
-#[allow(clippy::too_many_arguments)]
 fn picks_of_fusion(
     targets: &[Target],
     fields: &Fields,
