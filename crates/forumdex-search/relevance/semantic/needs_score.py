@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """nDCG@10 and P@10 of run files (needs_pool.py) from needs.judgments.tsv, per half, as
 needs.md defines them (the ideal DCG sorts every judged post of the need, whatever
-variant brought it).
+variant brought it). "P@10 reachable" is the P@10 of a perfect ranking of the posts judged
+so far: what the judged pool allows, not a bound on what the corpus holds.
 
     needs_score.py target/needs/lexical.tsv target/needs/hybrid.tsv
 """
@@ -56,6 +57,7 @@ def main():
         run = run_of(path)
         for half in ("tuning", "heldout"):
             ndcgs, precisions, answered, unjudged, no_ideal = [], [], 0, 0, 0
+            reachable = []
             for need in (n for n, h in half_of.items() if h == half):
                 posts = run.get(need, [])[:10]
                 judged = grades.get(need, {})
@@ -63,6 +65,7 @@ def main():
                 gains = [judged.get(p, 0) for p in posts]
                 precisions.append(sum(1 for g in gains if g >= 1) / 10)
                 answered += any(g == 2 for g in gains)
+                reachable.append(min(10, sum(1 for g in judged.values() if g >= 1)) / 10)
                 ideal = dcg(sorted(judged.values(), reverse=True))
                 if ideal == 0:
                     no_ideal += 1
@@ -72,7 +75,8 @@ def main():
             print(f"{os.path.basename(path)}\t{half}\tneeds {count}\t"
                   f"nDCG@10 {sum(ndcgs) / max(len(ndcgs), 1):.3f} (of {len(ndcgs)}; "
                   f"{no_ideal} with nothing relevant)\tP@10 {sum(precisions) / max(count, 1):.3f}\t"
-                  f"answered@10 {answered / max(count, 1):.3f}\tunjudged {unjudged}")
+                  f"answered@10 {answered / max(count, 1):.3f}\tunjudged {unjudged}\t"
+                  f"P@10 reachable {sum(reachable) / max(count, 1):.3f}")
 
 
 if __name__ == "__main__":
