@@ -690,6 +690,16 @@ pub trait DeveloperStore: AccountStore {
     /// Turns two-factor sign-in off: its secret and recovery codes are deleted.
     fn disable_two_factor(&self, account: AccountId) -> Result<(), DeveloperError>;
 
+    /// Stores `to` in place of the account's two-factor secret when that is still `from`
+    /// (the same secret in another form: sealed where it was stored plain). False, and
+    /// nothing changed, when two-factor sign-in is off or its secret is not `from`.
+    fn replace_two_factor_secret(
+        &self,
+        account: AccountId,
+        from: &[u8],
+        to: &[u8],
+    ) -> Result<bool, DeveloperError>;
+
     /// Replaces the account's recovery codes (the old ones stop working).
     fn replace_recovery_codes(
         &self,

@@ -68,9 +68,11 @@ impl App {
         let corpus = storage.corpus()?;
         let developers = storage.developer_accounts()?;
         let accounts: Arc<dyn AccountStore> = developers.clone();
+        let cursor_secret = storage.cursor_secret()?;
         let dashboard = crate::dashboard::build(
             &settings,
             storage.data_dir(),
+            &cursor_secret,
             Arc::clone(&developers),
             Arc::clone(&clock),
         )?;
@@ -84,7 +86,6 @@ impl App {
             .read
             .latest_seq()
             .context("reading the corpus's newest sequence")?;
-        let cursor_secret = storage.cursor_secret()?;
         let images = storage.image_objects()?;
         let links = Links {
             forum_url: settings.server.forum_url.clone(),

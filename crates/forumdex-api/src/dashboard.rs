@@ -8,6 +8,7 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use chrono::Duration;
 use forumdex_accounts::DeveloperStore;
+use forumdex_dashboard::secret_seal::SecretSeal;
 use forumdex_dashboard::{Dashboard, DashboardConfig, Mailer, OutboxMailer, Payments, SmtpMailer};
 use forumdex_payments::{StripeProvider, TestProvider};
 use forumdex_settings::{PaymentProviderSetting, Settings};
@@ -15,7 +16,7 @@ use forumdex_settings::{PaymentProviderSetting, Settings};
 use crate::clock::Clock;
 
 /// The dashboard's configuration, from the sections it reads.
-fn dashboard_config(settings: &Settings) -> DashboardConfig {
+fn dashboard_config(settings: &Settings, cursor_secret: &[u8]) -> DashboardConfig {
     DashboardConfig {
         base_url: settings.server.base_url.clone(),
         session_idle: Duration::seconds(settings.dashboard.session_idle_seconds as i64),
@@ -25,13 +26,16 @@ fn dashboard_config(settings: &Settings) -> DashboardConfig {
         receipt_seller: settings.dashboard.receipt_seller_lines(),
         credit_packs: settings.payments.credit_packs.clone(),
         rate_limit_per_minute: settings.server.rate_limit_per_minute,
+        two_factor_seal: SecretSeal::from_server_secret(cursor_secret),
     }
 }
 
-/// The dashboard of a server with `settings` over the data folder `data_dir`.
+/// The dashboard of a server with `settings` over the data folder `data_dir`; two-factor
+/// secrets are sealed under a key derived from `cursor_secret`.
 pub fn build(
     settings: &Settings,
     data_dir: &Path,
+    cursor_secret: &[u8],
     store: Arc<dyn DeveloperStore>,
     clock: Arc<dyn Clock>,
 ) -> anyhow::Result<Dashboard> {
@@ -81,7 +85,7 @@ pub fn build(
         }
     };
     Ok(Dashboard::new(
-        dashboard_config(settings),
+        dashboard_config(settings, cursor_secret),
         store,
         mailer,
         payments,

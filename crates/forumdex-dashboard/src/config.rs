@@ -4,6 +4,8 @@
 use chrono::Duration;
 use forumdex_payments::CreditPack;
 
+use crate::secret_seal::SecretSeal;
+
 /// The dashboard's settings.
 #[derive(Debug, Clone)]
 pub struct DashboardConfig {
@@ -27,6 +29,8 @@ pub struct DashboardConfig {
     /// The seller receipts name, line by line (setting `receipt_seller`; empty: the host of
     /// [`Self::base_url`]).
     pub receipt_seller: Vec<String>,
+    /// What seals two-factor secrets in the store (derived from the cursor secret).
+    pub two_factor_seal: SecretSeal,
 }
 
 impl DashboardConfig {
@@ -71,6 +75,7 @@ mod tests {
             rate_limit_per_minute: 120,
             request_log_days: 14,
             receipt_seller: vec![],
+            two_factor_seal: SecretSeal::from_server_secret(&[0; 32]),
         };
         assert_eq!(config.origin(), "https://api.example.com");
         assert_eq!(config.seller_lines(), ["api.example.com"]);

@@ -23,6 +23,7 @@ pub mod mail;
 pub mod pages;
 pub mod password;
 pub mod second_factor;
+pub mod secret_seal;
 pub mod session;
 pub mod throttle;
 

@@ -13,6 +13,7 @@ use subtle::ConstantTimeEq;
 use totp_rs::{Algorithm, Secret, TOTP};
 
 use crate::error::PageError;
+use crate::secret_seal::{Opened, SecretSeal};
 
 /// Seconds per app code.
 const STEP_SECONDS: u64 = 30;
@@ -139,9 +140,11 @@ pub fn proof(secret: &[u8], typed: &str, now: DateTime<Utc>) -> Option<SecondFac
 }
 
 /// Whether `typed` passes the account's second factor (used up when it does); true when
-/// the account has none. Call it only after the password proved right.
+/// the account has none. Call it only after the password proved right. A secret stored
+/// before sealing existed is sealed once a proof passes.
 pub fn passes(
     store: &dyn DeveloperStore,
+    seal: &SecretSeal,
     account: forumdex_accounts::AccountId,
     typed: &str,
     now: DateTime<Utc>,
@@ -149,10 +152,19 @@ pub fn passes(
     let Some(on) = store.two_factor(account)? else {
         return Ok(true);
     };
-    match proof(&on.secret, typed, now) {
-        Some(proof) => Ok(store.use_second_factor(account, &proof, now)?),
-        None => Ok(false),
+    let opened = seal
+        .open(account, &on.secret)
+        .map_err(|broken| PageError::Internal(broken.into()))?;
+    let Some(proof) = proof(opened.secret(), typed, now) else {
+        return Ok(false);
+    };
+    if !store.use_second_factor(account, &proof, now)? {
+        return Ok(false);
     }
+    if let Opened::Plain(secret) = &opened {
+        store.replace_two_factor_secret(account, &on.secret, &seal.seal(account, secret))?;
+    }
+    Ok(true)
 }
 
 #[cfg(test)]

@@ -39,6 +39,7 @@ macro_rules! developer_store_conformance {
             an_address_change_takes_effect_once_confirmed,
             a_low_balance_is_told_once_per_crossing,
             two_factor_codes_count_once,
+            two_factor_secret_is_replaced_only_from_the_stored_one,
             activity_is_newest_first_per_account,
             usage_sums_into_one_row,
             usage_of_unknown_keys_is_skipped,
@@ -984,6 +985,69 @@ pub fn two_factor_codes_count_once<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
     );
     store.close_account(id, mins(6)).expect("close");
     assert_eq!(store.two_factor(id).expect("read"), None, "closed: deleted");
+}
+
+/// A two-factor secret is replaced (stored in another form) only while it is the one the
+/// caller read, per account, and only while two-factor sign-in is on; what else the
+/// account's two-factor holds stays.
+pub fn two_factor_secret_is_replaced_only_from_the_stored_one<S: DeveloperStore>(
+    fresh: &Fresh<'_, S>,
+) {
+    let store: &dyn DeveloperStore = &fresh.backend();
+    let id = developer(store, "dev@example.com");
+    let other = developer(store, "other@example.com");
+    let plain = b"twenty bytes secret!".to_vec();
+    let sealed = b"sealed form of the secret, longer".to_vec();
+    assert!(
+        !store
+            .replace_two_factor_secret(id, &plain, &sealed)
+            .expect("replace"),
+        "off: nothing to replace"
+    );
+    let codes = [TokenHash::of("aaaa-bbbb")];
+    assert!(
+        store
+            .enable_two_factor(id, &plain, 7, &codes, t0())
+            .expect("on")
+    );
+    assert!(
+        store
+            .enable_two_factor(other, &plain, 7, &codes, t0())
+            .expect("on")
+    );
+    assert!(
+        !store
+            .replace_two_factor_secret(id, b"not the stored one", &sealed)
+            .expect("replace"),
+        "only from the stored secret"
+    );
+    assert!(
+        store
+            .replace_two_factor_secret(id, &plain, &sealed)
+            .expect("replace")
+    );
+    assert!(
+        !store
+            .replace_two_factor_secret(id, &plain, b"a third form")
+            .expect("replace"),
+        "a second replacement from the old form finds it gone"
+    );
+    let on = store.two_factor(id).expect("read").expect("on");
+    assert_eq!(
+        (on.secret, on.enabled_at, on.recovery_codes_left),
+        (sealed, t0(), 1)
+    );
+    assert!(
+        !store
+            .use_second_factor(id, &SecondFactor::Step(7), t0())
+            .expect("use"),
+        "the setup step stays used"
+    );
+    assert_eq!(
+        store.two_factor(other).expect("read").expect("on").secret,
+        plain,
+        "per account"
+    );
 }
 
 /// The activity log lists an account's newest lines first, at most `limit` of them.

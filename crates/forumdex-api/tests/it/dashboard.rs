@@ -167,7 +167,7 @@ pub(crate) async fn developer(app: &TestApp, email: &str) -> Browser {
     sign_in(app, email, PASSWORD).await
 }
 
-fn account_of(app: &TestApp, email: &str) -> AccountId {
+pub(crate) fn account_of(app: &TestApp, email: &str) -> AccountId {
     app.store(|accounts| accounts.login_by_email(&Email::parse(email).unwrap()))
         .unwrap()
         .expect("a login")

@@ -6,8 +6,12 @@
 use chrono::Duration;
 use totp_rs::{Algorithm, Secret, TOTP};
 
+use forumdex_accounts::TokenHash;
+use forumdex_dashboard::secret_seal::{Opened, SecretSeal};
+
 use crate::dashboard::{
-    Browser, PASSWORD, Page, app, create_key, developer, get, post, sign_in, signed_in_by, text_of,
+    Browser, PASSWORD, Page, account_of, app, create_key, developer, get, post, sign_in,
+    signed_in_by, text_of,
 };
 use crate::harness::{POST, TestApp};
 
@@ -272,6 +276,94 @@ async fn signing_in_asks_for_a_code_and_each_code_counts_once() {
         second_step(&app, &pending, &app_code(&app, &secret)).await,
     )
     .await;
+}
+
+#[tokio::test]
+async fn the_secret_is_stored_sealed_and_one_stored_plain_is_sealed_at_sign_in() {
+    let app = app().await;
+    let seal = SecretSeal::from_server_secret(&app.app.cursor_secret);
+    let stored_of = |account| {
+        app.store(|store| store.two_factor(account))
+            .unwrap()
+            .expect("on")
+            .secret
+    };
+
+    // Turned on from the account page: the store holds the secret sealed, never as it is.
+    let email = "sealed@example.com";
+    let browser = developer(&app, email).await;
+    let (secret, _) = turn_on(&app, &browser).await;
+    let account = account_of(&app, email);
+    let raw = Secret::Encoded(secret.clone()).to_bytes().unwrap();
+    let stored = stored_of(account);
+    assert!(
+        !stored.windows(raw.len()).any(|w| w == raw.as_slice()),
+        "the secret does not show in the store"
+    );
+    assert_eq!(seal.open(account, &stored).unwrap(), Opened::Sealed(raw));
+    app.clock.advance(Duration::seconds(30));
+    let pending = first_step(&app, email).await;
+    signed_in(
+        &app,
+        second_step(&app, &pending, &app_code(&app, &secret)).await,
+    )
+    .await;
+
+    // A secret an earlier version stored as it is still signs in, and is sealed then.
+    let email = "plain@example.com";
+    developer(&app, email).await;
+    let account = account_of(&app, email);
+    let raw = b"an older plain secret".to_vec();
+    let codes = [TokenHash::of("aaaa-bbbb")];
+    let now = app.app.clock.now();
+    assert!(
+        app.store(|store| store.enable_two_factor(account, &raw, 0, &codes, now))
+            .unwrap()
+    );
+    let encoded = match Secret::Raw(raw.clone()).to_encoded() {
+        Secret::Encoded(text) => text,
+        Secret::Raw(_) => unreachable!(),
+    };
+    let pending = first_step(&app, email).await;
+    let wrong = second_step(&app, &pending, "000000").await;
+    assert_eq!(wrong.status, 401, "{}", wrong.body);
+    assert_eq!(stored_of(account), raw, "a wrong code seals nothing");
+    signed_in(
+        &app,
+        second_step(&app, &pending, &app_code(&app, &encoded)).await,
+    )
+    .await;
+    let stored = stored_of(account);
+    assert_eq!(
+        seal.open(account, &stored).unwrap(),
+        Opened::Sealed(raw.clone())
+    );
+    app.clock.advance(Duration::seconds(30));
+    let pending = first_step(&app, email).await;
+    signed_in(
+        &app,
+        second_step(&app, &pending, &app_code(&app, &encoded)).await,
+    )
+    .await;
+
+    // Sealed under another deployment's key: the sign-in fails with the "something failed
+    // on our side" page, and the reason (for the operator's log) is not shown.
+    let foreign = SecretSeal::from_server_secret(&[9; 32]).seal(account, &raw);
+    assert!(
+        app.store(|store| store.replace_two_factor_secret(account, &stored, &foreign))
+            .unwrap()
+    );
+    app.clock.advance(Duration::seconds(30));
+    let pending = first_step(&app, email).await;
+    let broken = second_step(&app, &pending, &app_code(&app, &encoded)).await;
+    assert_eq!(broken.status, 503, "{}", broken.body);
+    assert!(
+        broken.body.contains("failed on our side"),
+        "{}",
+        broken.body
+    );
+    assert!(broken.set_cookie.is_none());
+    assert!(!broken.body.contains("cursor_secret"), "{}", broken.body);
 }
 
 #[tokio::test]

@@ -20,6 +20,7 @@ use crate::pages::auth::{LinkMail, Mailed, TokenQuery, redirect_setting, send};
 use crate::pages::{client_key, respond, when};
 use crate::password;
 use crate::second_factor;
+use crate::secret_seal::SecretSeal;
 use crate::session::{self, SignedIn};
 use crate::throttle::{Bucket, describe_wait};
 use crate::{ClientAddr, Dashboard};
@@ -237,6 +238,7 @@ impl Refusal {
 /// it passes): `None` when both hold. Hashes a password: hold the hashing permit.
 pub(crate) fn prove(
     store: &dyn DeveloperStore,
+    seal: &SecretSeal,
     account: forumdex_accounts::AccountId,
     secret: &str,
     code: &str,
@@ -246,7 +248,7 @@ pub(crate) fn prove(
     if !password::verify(secret, &login.password_hash) {
         return Ok(Some(Refusal::WrongPassword));
     }
-    if !second_factor::passes(store, account, code, now)? {
+    if !second_factor::passes(store, seal, account, code, now)? {
         return Ok(Some(Refusal::WrongCode));
     }
     Ok(None)
@@ -409,10 +411,11 @@ pub async fn change_password(
     let _hashing = dashboard.hashing().await?;
     let now = dashboard.clock.now();
     let store = Arc::clone(&dashboard.store);
+    let seal = dashboard.config.two_factor_seal.clone();
     let (account, keep) = (signed_in.account_id, signed_in.session);
     let (current, new, code) = (form.current, form.password, form.code);
     let refused = blocking(move || {
-        if let Some(refusal) = prove(store.as_ref(), account, &current, &code, now)? {
+        if let Some(refusal) = prove(store.as_ref(), &seal, account, &current, &code, now)? {
             return Ok(Some(refusal));
         }
         let stored = password::hash(&new).map_err(PageError::Internal)?;
@@ -635,10 +638,11 @@ pub async fn delete(
     let _hashing = dashboard.hashing().await?;
     let now = dashboard.clock.now();
     let store = Arc::clone(&dashboard.store);
+    let seal = dashboard.config.two_factor_seal.clone();
     let account = signed_in.account_id;
     let (secret, code) = (form.password, form.code);
     let refused = blocking(move || {
-        if let Some(refusal) = prove(store.as_ref(), account, &secret, &code, now)? {
+        if let Some(refusal) = prove(store.as_ref(), &seal, account, &secret, &code, now)? {
             return Ok(Some(refusal));
         }
         store.close_account(account, now)?;
@@ -696,10 +700,11 @@ pub async fn change_email(
     let token = session::new_token();
     let link = LinkMail::of(Mailed::ChangeEmail);
     let store = Arc::clone(&dashboard.store);
+    let seal = dashboard.config.two_factor_seal.clone();
     let (account, secret, hash) = (signed_in.account_id, form.password, TokenHash::of(&token));
     let (address, code) = (new.clone(), form.code);
     let outcome = blocking(move || {
-        if let Some(refusal) = prove(store.as_ref(), account, &secret, &code, now)? {
+        if let Some(refusal) = prove(store.as_ref(), &seal, account, &secret, &code, now)? {
             return Ok(Err(refusal));
         }
         match store.request_email_change(account, &address, &hash, now, now + link.lifetime) {

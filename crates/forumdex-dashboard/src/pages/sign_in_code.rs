@@ -136,9 +136,10 @@ pub async fn submit(
     }
     dashboard.throttle.record(bucket.clone(), now);
     let store = Arc::clone(&dashboard.store);
+    let seal = dashboard.config.two_factor_seal.clone();
     let (pending, code) = (TokenHash::of(&form.pending), form.code.clone());
     let passed = blocking(move || {
-        if !second_factor::passes(store.as_ref(), account, &code, now)? {
+        if !second_factor::passes(store.as_ref(), &seal, account, &code, now)? {
             store.record_activity(account, "sign_in_failed", "wrong two-factor code", now)?;
             return Ok(false);
         }

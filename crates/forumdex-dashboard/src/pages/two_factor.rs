@@ -19,6 +19,7 @@ use crate::layout::Flash;
 use crate::pages::account::{Refusal, attempt_bucket, prove};
 use crate::pages::{respond, when};
 use crate::second_factor::{self, RECOVERY_CODES};
+use crate::secret_seal::SecretSeal;
 use crate::session::SignedIn;
 use crate::throttle::describe_wait;
 use crate::{ClientAddr, Dashboard};
@@ -249,14 +250,15 @@ pub async fn enable(
     };
     let _hashing = dashboard.hashing().await?;
     let store: Arc<dyn DeveloperStore> = Arc::clone(&dashboard.store);
+    let seal = dashboard.config.two_factor_seal.clone();
     let account = signed_in.account_id;
     let (codes, hashes) = recovery_codes();
-    let stored = secret.clone();
+    let stored = seal.seal(account, &secret);
     let outcome = blocking(move || {
         if store.two_factor(account)?.is_some() {
             return Ok(Ok(false));
         }
-        if let Some(refusal) = prove(store.as_ref(), account, &form.password, "", now)? {
+        if let Some(refusal) = prove(store.as_ref(), &seal, account, &form.password, "", now)? {
             return Ok(Err(refusal));
         }
         if !store.enable_two_factor(account, &stored, step, &hashes, now)? {
@@ -342,6 +344,7 @@ async fn guarded(
     let _hashing = dashboard.hashing().await?;
     let now = dashboard.clock.now();
     let store: Arc<dyn DeveloperStore> = Arc::clone(&dashboard.store);
+    let seal = dashboard.config.two_factor_seal.clone();
     let account = signed_in.account_id;
     let (codes, hashes) = recovery_codes();
     let outcome = blocking(move || {
@@ -349,7 +352,9 @@ async fn guarded(
             return Ok(Err(None));
         }
         let password = off.then_some(form.password.as_str());
-        if let Some(refusal) = prove_code(store.as_ref(), account, password, &form.code, now)? {
+        if let Some(refusal) =
+            prove_code(store.as_ref(), &seal, account, password, &form.code, now)?
+        {
             return Ok(Err(Some(refusal)));
         }
         if off {
@@ -399,14 +404,15 @@ async fn guarded(
 /// Checks the password when one is asked for, then the code.
 fn prove_code(
     store: &dyn DeveloperStore,
+    seal: &SecretSeal,
     account: forumdex_accounts::AccountId,
     password: Option<&str>,
     code: &str,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<Option<Refusal>, PageError> {
     match password {
-        Some(password) => prove(store, account, password, code, now),
-        None if second_factor::passes(store, account, code, now)? => Ok(None),
+        Some(password) => prove(store, seal, account, password, code, now),
+        None if second_factor::passes(store, seal, account, code, now)? => Ok(None),
         None => Ok(Some(Refusal::WrongCode)),
     }
 }

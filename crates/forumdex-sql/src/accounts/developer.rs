@@ -725,6 +725,20 @@ pub fn disable_two_factor<S: Sql>(db: &mut S, account: AccountId) -> Step<S, ()>
     Ok(())
 }
 
+/// Replaces the account's two-factor secret when it is still `from`.
+pub fn replace_two_factor_secret<S: Sql>(
+    db: &mut S,
+    account: AccountId,
+    from: &[u8],
+    to: &[u8],
+) -> Step<S, bool> {
+    let replaced = db.execute(
+        "UPDATE two_factor SET secret = $3 WHERE account_id = $1 AND secret = $2",
+        params![account.get(), from, to],
+    )?;
+    Ok(replaced == 1)
+}
+
 /// Replaces the account's recovery codes.
 pub fn replace_recovery_codes<S: Sql>(
     db: &mut S,

@@ -471,6 +471,18 @@ macro_rules! impl_developer_store {
                 self.write(|db| $crate::accounts::developer::disable_two_factor(db, account))
             }
 
+            fn replace_two_factor_secret(
+                &self,
+                account: $crate::reexport::forumdex_accounts::AccountId,
+                from: &[u8],
+                to: &[u8],
+            ) -> ::std::result::Result<bool, $crate::reexport::forumdex_accounts::DeveloperError>
+            {
+                self.write(|db| {
+                    $crate::accounts::developer::replace_two_factor_secret(db, account, from, to)
+                })
+            }
+
             fn replace_recovery_codes(
                 &self,
                 account: $crate::reexport::forumdex_accounts::AccountId,
