@@ -690,6 +690,9 @@ pub trait DeveloperStore: AccountStore {
     /// Turns two-factor sign-in off: its secret and recovery codes are deleted.
     fn disable_two_factor(&self, account: AccountId) -> Result<(), DeveloperError>;
 
+    /// Every stored two-factor secret, by account (what re-sealing them all reads).
+    fn two_factor_secrets(&self) -> Result<Vec<(AccountId, Vec<u8>)>, DeveloperError>;
+
     /// Stores `to` in place of the account's two-factor secret when that is still `from`
     /// (the same secret in another form: sealed where it was stored plain). False, and
     /// nothing changed, when two-factor sign-in is off or its secret is not `from`.

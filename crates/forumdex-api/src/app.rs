@@ -86,6 +86,7 @@ impl App {
             .read
             .latest_seq()
             .context("reading the corpus's newest sequence")?;
+        seal_plain_two_factor_secrets(&dashboard)?;
         let images = storage.image_objects()?;
         let links = Links {
             forum_url: settings.server.forum_url.clone(),
@@ -110,6 +111,32 @@ impl App {
         };
         Ok((app, corpus.maintenance))
     }
+}
+
+/// Seals the two-factor secrets an earlier version stored plain (`second_factor::
+/// seal_plain_secrets`), and says so; a secret this node's cursor secret does not open is
+/// warned about, since its owner cannot finish signing in here.
+fn seal_plain_two_factor_secrets(dashboard: &Dashboard) -> anyhow::Result<()> {
+    let pass = forumdex_dashboard::second_factor::seal_plain_secrets(
+        dashboard.store.as_ref(),
+        &dashboard.config.two_factor_seal,
+    )
+    .context("sealing two-factor secrets stored plain")?;
+    if pass.sealed > 0 {
+        tracing::info!(
+            sealed = pass.sealed,
+            "two-factor secrets stored plain are sealed now"
+        );
+    }
+    if pass.unopenable > 0 {
+        tracing::warn!(
+            unopenable = pass.unopenable,
+            "two-factor secrets that this node's cursor_secret_file does not open: their owners \
+             cannot finish signing in (is it the deployment's? `forumdex accounts \
+             two-factor-off ACCOUNT_ID` lets an owner sign in with the password alone)"
+        );
+    }
+    Ok(())
 }
 
 /// The semantic leg the `semantic_model` setting asks for, over the indexes of `data_dir`:

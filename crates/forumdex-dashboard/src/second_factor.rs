@@ -5,7 +5,7 @@
 //! (`DeveloperStore::use_second_factor`).
 
 use chrono::{DateTime, Utc};
-use forumdex_accounts::{DeveloperStore, SecondFactor, TokenHash};
+use forumdex_accounts::{DeveloperError, DeveloperStore, SecondFactor, TokenHash};
 use qrcode::QrCode;
 use qrcode::render::svg;
 use rand::Rng;
@@ -165,6 +165,41 @@ pub fn passes(
         store.replace_two_factor_secret(account, &on.secret, &seal.seal(account, secret))?;
     }
     Ok(true)
+}
+
+/// What [`seal_plain_secrets`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SealPass {
+    /// Secrets that were stored plain and are sealed now.
+    pub sealed: usize,
+    /// Sealed secrets this key does not open (another cursor secret sealed them).
+    pub unopenable: usize,
+}
+
+/// Seals every two-factor secret an earlier version stored plain: what a server does at
+/// start, so no secret stays plain until its owner signs in. Safe on several nodes at once
+/// (each replacement only happens from the form read).
+pub fn seal_plain_secrets(
+    store: &dyn DeveloperStore,
+    seal: &SecretSeal,
+) -> Result<SealPass, DeveloperError> {
+    let mut pass = SealPass::default();
+    for (account, stored) in store.two_factor_secrets()? {
+        match seal.open(account, &stored) {
+            Ok(Opened::Plain(secret)) => {
+                if store.replace_two_factor_secret(
+                    account,
+                    &stored,
+                    &seal.seal(account, &secret),
+                )? {
+                    pass.sealed += 1;
+                }
+            }
+            Ok(Opened::Sealed(_)) => {}
+            Err(_) => pass.unopenable += 1,
+        }
+    }
+    Ok(pass)
 }
 
 #[cfg(test)]

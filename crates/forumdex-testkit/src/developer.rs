@@ -39,7 +39,7 @@ macro_rules! developer_store_conformance {
             an_address_change_takes_effect_once_confirmed,
             a_low_balance_is_told_once_per_crossing,
             two_factor_codes_count_once,
-            two_factor_secret_is_replaced_only_from_the_stored_one,
+            two_factor_secrets_are_listed_and_replaced_only_from_the_stored_one,
             activity_is_newest_first_per_account,
             usage_sums_into_one_row,
             usage_of_unknown_keys_is_skipped,
@@ -987,10 +987,10 @@ pub fn two_factor_codes_count_once<S: DeveloperStore>(fresh: &Fresh<'_, S>) {
     assert_eq!(store.two_factor(id).expect("read"), None, "closed: deleted");
 }
 
-/// A two-factor secret is replaced (stored in another form) only while it is the one the
-/// caller read, per account, and only while two-factor sign-in is on; what else the
-/// account's two-factor holds stays.
-pub fn two_factor_secret_is_replaced_only_from_the_stored_one<S: DeveloperStore>(
+/// Every stored two-factor secret is listed by account; one is replaced (stored in another
+/// form) only while it is the one the caller read, per account, and only while two-factor
+/// sign-in is on; what else the account's two-factor holds stays.
+pub fn two_factor_secrets_are_listed_and_replaced_only_from_the_stored_one<S: DeveloperStore>(
     fresh: &Fresh<'_, S>,
 ) {
     let store: &dyn DeveloperStore = &fresh.backend();
@@ -998,6 +998,7 @@ pub fn two_factor_secret_is_replaced_only_from_the_stored_one<S: DeveloperStore>
     let other = developer(store, "other@example.com");
     let plain = b"twenty bytes secret!".to_vec();
     let sealed = b"sealed form of the secret, longer".to_vec();
+    assert!(store.two_factor_secrets().expect("list").is_empty());
     assert!(
         !store
             .replace_two_factor_secret(id, &plain, &sealed)
@@ -1015,6 +1016,10 @@ pub fn two_factor_secret_is_replaced_only_from_the_stored_one<S: DeveloperStore>
             .enable_two_factor(other, &plain, 7, &codes, t0())
             .expect("on")
     );
+    assert_eq!(
+        store.two_factor_secrets().expect("list"),
+        [(id, plain.clone()), (other, plain.clone())]
+    );
     assert!(
         !store
             .replace_two_factor_secret(id, b"not the stored one", &sealed)
@@ -1031,6 +1036,10 @@ pub fn two_factor_secret_is_replaced_only_from_the_stored_one<S: DeveloperStore>
             .replace_two_factor_secret(id, &plain, b"a third form")
             .expect("replace"),
         "a second replacement from the old form finds it gone"
+    );
+    assert_eq!(
+        store.two_factor_secrets().expect("list"),
+        [(id, sealed.clone()), (other, plain.clone())]
     );
     let on = store.two_factor(id).expect("read").expect("on");
     assert_eq!(

@@ -16,7 +16,7 @@ use crate::harness::{POST, TestApp};
 const WEBHOOK_SECRET: &str = "whsec_dashboard_tests";
 pub(crate) const PASSWORD: &str = "correct horse battery";
 
-fn config() -> String {
+pub(crate) fn config() -> String {
     format!(
         "payment_provider = \"test\"\nstripe_webhook_secret = \"{WEBHOOK_SECRET}\"\nsignup_credits = 2\ncredit_packs = [\"5:1.00 USD\", \"50:9.00 USD\"]\nreceipt_seller = \"Forumdex Ltd | 1 Example Street\"\n"
     )

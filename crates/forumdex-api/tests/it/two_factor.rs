@@ -6,11 +6,11 @@
 use chrono::Duration;
 use totp_rs::{Algorithm, Secret, TOTP};
 
-use forumdex_accounts::TokenHash;
+use forumdex_accounts::{Email, TokenHash};
 use forumdex_dashboard::secret_seal::{Opened, SecretSeal};
 
 use crate::dashboard::{
-    Browser, PASSWORD, Page, account_of, app, create_key, developer, get, post, sign_in,
+    Browser, PASSWORD, Page, account_of, app, config, create_key, developer, get, post, sign_in,
     signed_in_by, text_of,
 };
 use crate::harness::{POST, TestApp};
@@ -364,6 +364,54 @@ async fn the_secret_is_stored_sealed_and_one_stored_plain_is_sealed_at_sign_in()
     );
     assert!(broken.set_cookie.is_none());
     assert!(!broken.body.contains("cursor_secret"), "{}", broken.body);
+}
+
+#[tokio::test]
+async fn secrets_stored_plain_are_sealed_when_the_server_starts() {
+    let plain = b"an older plain secret".to_vec();
+    let mut accounts = Vec::new();
+    let mut foreign_row = Vec::new();
+    let app = TestApp::builder()
+        .config(&config())
+        .prepare(|storage| {
+            let store = storage.developer_accounts().unwrap();
+            let now = chrono::Utc::now();
+            for email in ["old@example.com", "older@example.com"] {
+                let email = Email::parse(email).unwrap();
+                let account = store.create_account(&email, 0, now).unwrap();
+                assert!(
+                    store
+                        .enable_two_factor(account, &plain, 0, &[], now)
+                        .unwrap()
+                );
+                accounts.push(account);
+            }
+            // Sealed under another deployment's key: the start goes on and leaves it as it is.
+            let email = Email::parse("foreign@example.com").unwrap();
+            let account = store.create_account(&email, 0, now).unwrap();
+            let foreign = SecretSeal::from_server_secret(&[9; 32]).seal(account, &plain);
+            assert!(
+                store
+                    .enable_two_factor(account, &foreign, 0, &[], now)
+                    .unwrap()
+            );
+            accounts.push(account);
+            foreign_row = foreign;
+        })
+        .start()
+        .await;
+    let seal = SecretSeal::from_server_secret(&app.app.cursor_secret);
+    let mut stored = app.store(|store| store.two_factor_secrets()).unwrap();
+    assert_eq!(stored.len(), 3);
+    assert_eq!(stored.pop(), Some((accounts[2], foreign_row)));
+    for ((account, secret), expected) in stored.into_iter().zip(&accounts) {
+        assert_eq!(account, *expected);
+        assert_eq!(
+            seal.open(account, &secret).unwrap(),
+            Opened::Sealed(plain.clone()),
+            "sealed at start"
+        );
+    }
 }
 
 #[tokio::test]

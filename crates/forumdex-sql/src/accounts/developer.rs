@@ -725,6 +725,17 @@ pub fn disable_two_factor<S: Sql>(db: &mut S, account: AccountId) -> Step<S, ()>
     Ok(())
 }
 
+/// Every stored two-factor secret, by account.
+pub fn two_factor_secrets<S: Sql>(db: &mut S) -> Step<S, Vec<(AccountId, Vec<u8>)>> {
+    let rows = db.query(
+        "SELECT account_id, secret FROM two_factor ORDER BY account_id",
+        params![],
+    )?;
+    rows.iter()
+        .map(|row| Ok((account_id(row.get(0)?)?, row.get(1)?)))
+        .collect()
+}
+
 /// Replaces the account's two-factor secret when it is still `from`.
 pub fn replace_two_factor_secret<S: Sql>(
     db: &mut S,

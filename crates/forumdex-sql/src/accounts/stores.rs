@@ -471,6 +471,18 @@ macro_rules! impl_developer_store {
                 self.write(|db| $crate::accounts::developer::disable_two_factor(db, account))
             }
 
+            fn two_factor_secrets(
+                &self,
+            ) -> ::std::result::Result<
+                ::std::vec::Vec<(
+                    $crate::reexport::forumdex_accounts::AccountId,
+                    ::std::vec::Vec<u8>,
+                )>,
+                $crate::reexport::forumdex_accounts::DeveloperError,
+            > {
+                self.read(|db| $crate::accounts::developer::two_factor_secrets(db))
+            }
+
             fn replace_two_factor_secret(
                 &self,
                 account: $crate::reexport::forumdex_accounts::AccountId,
