@@ -7,6 +7,7 @@ use chrono::Duration;
 use totp_rs::{Algorithm, Secret, TOTP};
 
 use forumdex_accounts::{Email, TokenHash};
+use forumdex_dashboard::second_factor::encode_secret;
 use forumdex_dashboard::secret_seal::{Opened, SecretSeal};
 
 use crate::dashboard::{
@@ -75,6 +76,16 @@ async fn second_step(app: &TestApp, pending: &str, code: &str) -> Page {
             ("code", code),
             ("next", "/dashboard/usage"),
         ],
+    )
+    .await
+}
+
+/// Signs in with the password, then the code the app holding `secret` shows now.
+async fn signs_in_with_a_code(app: &TestApp, email: &str, secret: &str) -> Browser {
+    let pending = first_step(app, email).await;
+    signed_in(
+        app,
+        second_step(app, &pending, &app_code(app, secret)).await,
     )
     .await
 }
@@ -270,12 +281,7 @@ async fn signing_in_asks_for_a_code_and_each_code_counts_once() {
     .await;
     assert_eq!(password_again.status, 429, "{}", password_again.body);
     app.clock.advance(Duration::minutes(16));
-    let pending = first_step(&app, email).await;
-    signed_in(
-        &app,
-        second_step(&app, &pending, &app_code(&app, &secret)).await,
-    )
-    .await;
+    signs_in_with_a_code(&app, email, &secret).await;
 }
 
 #[tokio::test]
@@ -302,12 +308,7 @@ async fn the_secret_is_stored_sealed_and_one_stored_plain_is_sealed_at_sign_in()
     );
     assert_eq!(seal.open(account, &stored).unwrap(), Opened::Sealed(raw));
     app.clock.advance(Duration::seconds(30));
-    let pending = first_step(&app, email).await;
-    signed_in(
-        &app,
-        second_step(&app, &pending, &app_code(&app, &secret)).await,
-    )
-    .await;
+    signs_in_with_a_code(&app, email, &secret).await;
 
     // A secret an earlier version stored as it is still signs in, and is sealed then.
     let email = "plain@example.com";
@@ -320,10 +321,7 @@ async fn the_secret_is_stored_sealed_and_one_stored_plain_is_sealed_at_sign_in()
         app.store(|store| store.enable_two_factor(account, &raw, 0, &codes, now))
             .unwrap()
     );
-    let encoded = match Secret::Raw(raw.clone()).to_encoded() {
-        Secret::Encoded(text) => text,
-        Secret::Raw(_) => unreachable!(),
-    };
+    let encoded = encode_secret(&raw);
     let pending = first_step(&app, email).await;
     let wrong = second_step(&app, &pending, "000000").await;
     assert_eq!(wrong.status, 401, "{}", wrong.body);
@@ -339,12 +337,7 @@ async fn the_secret_is_stored_sealed_and_one_stored_plain_is_sealed_at_sign_in()
         Opened::Sealed(raw.clone())
     );
     app.clock.advance(Duration::seconds(30));
-    let pending = first_step(&app, email).await;
-    signed_in(
-        &app,
-        second_step(&app, &pending, &app_code(&app, &encoded)).await,
-    )
-    .await;
+    signs_in_with_a_code(&app, email, &encoded).await;
 
     // Sealed under another deployment's key: the sign-in fails with the "something failed
     // on our side" page, and the reason (for the operator's log) is not shown.
