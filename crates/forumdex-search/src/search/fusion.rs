@@ -52,9 +52,10 @@ impl Fused {
         }
     }
 
-    /// Multiplies the fusion score by `factor`, a named thread's bonus kept: the post goes
-    /// down within its block (the named threads' posts, or the others).
-    pub fn demote(&mut self, factor: f64) {
+    /// Multiplies the fusion score by `factor`, a named thread's bonus kept: the post moves
+    /// within its block (the named threads' posts, or the others), down for a factor below
+    /// 1, up above it.
+    pub fn scale(&mut self, factor: f64) {
         let bonus = if self.named { NAMED_BONUS } else { 0.0 };
         self.score = bonus + (self.score - bonus) * factor;
     }
@@ -169,12 +170,12 @@ mod tests {
         let (mut first, mut second, third) = (fused[0], fused[1], fused[2]);
         first.name();
         second.name();
-        first.demote(0.5);
+        first.scale(0.5);
         // Still a named thread's post: above every other thread's post.
         assert!(first.named && first.score > NAMED_BONUS && first.score < second.score);
         assert!((first.score - (NAMED_BONUS + 0.5 / 61.0)).abs() < 1e-12);
         let mut third = third;
-        third.demote(0.5);
+        third.scale(0.5);
         assert!((third.score - 0.5 / 63.0).abs() < 1e-12);
         assert!(third.score < first.score);
     }

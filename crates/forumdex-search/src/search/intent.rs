@@ -1,5 +1,5 @@
-//! What a query asks for besides its words: recent posts, or an answer; and which of its
-//! words only say that something did not happen.
+//! What a query asks for besides its words: recent posts, an answer, or how things stand;
+//! and which of its words only say that something did not happen.
 
 /// Whether the query asks for recent posts.
 pub fn detects_freshness(query: &str) -> bool {
@@ -72,6 +72,30 @@ pub fn detects_answer_seeking(query: &str) -> bool {
     STARTS.iter().any(|s| lower.starts_with(s)) || ANYWHERE.iter().any(|s| lower.contains(s))
 }
 
+/// Words that ask how things stand now or whether something happened: time and state
+/// ("when", "still", "ever", "yet", "status", "dead", "what happened"), in English, Russian,
+/// German, Indonesian, French and Spanish, matched as whole lowercased words. Words of
+/// outcome ("paid", "listed", "payouts") were tried too and left out: descriptions use them
+/// for what a project does ("holders get payouts"), not to ask (BENCHMARKS.md, "The later
+/// word").
+const STATUS_WORDS: &str = "
+    status still yet ever now already anymore finally update updates news latest
+    when happened happening happens happen dead alive abandoned delayed postponed
+    когда уже ещё еще статус новости случилось произошло
+    wann noch schon neuigkeiten kapan sudah masih quand encore déjà cuando todavía
+";
+
+/// Whether the query asks how things stand now or how something turned out
+/// ([`STATUS_WORDS`]): "Asobi Coin bounty payout when", "ModulTrade dead?", "was X ever
+/// listed". In a thread, a later post supersedes an earlier one on such a question
+/// ([`super::superseding`]).
+pub fn asks_status(query: &str) -> bool {
+    let lower = query.to_lowercase();
+    lower
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|word| STATUS_WORDS.split_whitespace().any(|status| status == word))
+}
+
 /// Words that say something did not happen or is not so ("bounty never paid", "nothing
 /// arrived", "didn't list"), as the query's words are read (lowercased, folded to ASCII,
 /// split at apostrophes: "didn't" is "didn" and "t"). They give the query its polarity,
@@ -119,6 +143,24 @@ mod tests {
         assert!(detects_answer_seeking("wallet recovery?"));
         assert!(detects_answer_seeking("what is a merkle tree"));
         assert!(!detects_answer_seeking("merkle tree"));
+    }
+
+    #[test]
+    fn questions_about_how_things_stand_are_told_from_others() {
+        assert!(asks_status("Asobi Coin bounty payout when"));
+        assert!(asks_status("ModulTrade dead?"));
+        assert!(asks_status("was Neluns ever listed on an exchange"));
+        assert!(asks_status("Treon баунти КОГДА выплаты"));
+        assert!(asks_status("Wann wird ausgezahlt"));
+        assert!(
+            !asks_status("corl: holders get payouts"),
+            "outcome words alone do not ask"
+        );
+        assert!(!asks_status(
+            "WinMiner flagged as virus by antivirus, is it safe?"
+        ));
+        assert!(!asks_status("how do I recover my wallet"));
+        assert!(!asks_status("whenever"), "whole words only");
     }
 
     #[test]

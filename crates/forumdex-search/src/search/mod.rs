@@ -45,6 +45,7 @@ mod named;
 mod near_duplicates;
 mod nearest;
 mod rerank;
+mod superseding;
 mod terms;
 mod tiers;
 pub mod words;
@@ -81,8 +82,9 @@ pub const RERANK_DEPTH: usize = 300;
 /// hybrid hit's `ranking_model_version` (2: the posts of a thread the query names first,
 /// posts that cannot answer further down; 3: a named thread's posts ordered by the query
 /// without its naming words; 4: near duplicates of the posts before them last; 5: weekly
-/// reports are report forms).
-pub const FUSION_VERSION: &str = "rrf60-5";
+/// reports are report forms; 6: a named thread's later posts first when the query asks how
+/// things stand).
+pub const FUSION_VERSION: &str = "rrf60-6";
 /// Queries of this many words or more are natural language: the semantic leg runs.
 pub const SEMANTIC_MIN_WORDS: usize = 4;
 /// Hits returned.
@@ -279,6 +281,7 @@ pub fn search(
             &targets,
             &fields,
             factors.answer_seeking,
+            intent::asks_status(&request.query),
             &best,
             complete,
             near,
@@ -683,6 +686,7 @@ fn picks_of_fusion(
     targets: &[Target],
     fields: &Fields,
     question_asked: bool,
+    status_asked: bool,
     best: &[Candidate],
     complete: usize,
     near: &[Near],
@@ -704,6 +708,7 @@ fn picks_of_fusion(
     }
     fused.sort_by(fusion::order);
     let mut read: HashMap<i64, Shingles> = HashMap::new();
+    let mut named_dates: Vec<(i64, i64)> = Vec::new();
     for f in fused
         .iter_mut()
         .filter(|f| !f.complete)
@@ -716,13 +721,20 @@ fn picks_of_fusion(
             .and_then(|v| v.as_str())
             .unwrap_or("");
         if answers::cannot_answer(text, question_asked) {
-            f.demote(answers::NON_ANSWER_FACTOR);
+            f.scale(answers::NON_ANSWER_FACTOR);
+        }
+        if f.named {
+            let date = doc.get_first(fields.date).and_then(|v| v.as_i64());
+            named_dates.extend(date.map(|date| (f.post_id, date)));
         }
         let images: Vec<&str> = doc
             .get_all(fields.images)
             .filter_map(|v| v.as_str())
             .collect();
         read.insert(f.post_id, Shingles::of(text, &images));
+    }
+    if status_asked {
+        superseding::prefer_later(&mut fused, &named_dates);
     }
     fused.sort_by(fusion::order);
     let mut shown: Vec<&Shingles> = Vec::new();
@@ -731,7 +743,7 @@ fn picks_of_fusion(
             continue;
         };
         if shown.iter().any(|seen| shingles.repeats(seen)) {
-            f.demote(near_duplicates::NEAR_DUPLICATE_FACTOR);
+            f.scale(near_duplicates::NEAR_DUPLICATE_FACTOR);
         } else {
             shown.push(shingles);
         }

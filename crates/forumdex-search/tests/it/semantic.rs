@@ -91,7 +91,7 @@ fn a_question_in_other_words_finds_the_post_and_says_it_is_hybrid() {
     assert!(hit.score > results.hits[1].score);
     assert!(
         hit.ranking_model_version.starts_with("fdx-rank-5+fdxsem1-")
-            && hit.ranking_model_version.ends_with("+rrf60-5"),
+            && hit.ranking_model_version.ends_with("+rrf60-6"),
         "{}",
         hit.ranking_model_version
     );
