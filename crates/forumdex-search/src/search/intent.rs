@@ -72,6 +72,15 @@ pub fn detects_answer_seeking(query: &str) -> bool {
     STARTS.iter().any(|s| lower.starts_with(s)) || ANYWHERE.iter().any(|s| lower.contains(s))
 }
 
+/// What a query asks besides its words, as the fusion reads it.
+#[derive(Debug, Clone, Copy)]
+pub struct Asked {
+    /// A question ([`detects_answer_seeking`]): posts that only ask one too answer nothing.
+    pub question: bool,
+    /// How things stand ([`asks_status`]): a thread's later posts come first.
+    pub status: bool,
+}
+
 /// Words that ask how things stand now or whether something happened: time and state
 /// ("when", "still", "ever", "yet", "status", "dead", "what happened"), in English, Russian,
 /// German, Indonesian, French and Spanish, matched as whole lowercased words. Words of

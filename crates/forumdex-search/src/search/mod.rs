@@ -280,8 +280,10 @@ pub fn search(
         Some((near, named)) => picks_of_fusion(
             &targets,
             &fields,
-            factors.answer_seeking,
-            intent::asks_status(&request.query),
+            intent::Asked {
+                question: factors.answer_seeking,
+                status: intent::asks_status(&request.query),
+            },
             &best,
             complete,
             near,
@@ -679,14 +681,14 @@ fn semantic_leg(
 
 /// The fused order of the lexical `best` (whose first `complete` hold every word) and the
 /// semantic leg's `near`, the posts of the `named` threads first after the complete
-/// matches, those that cannot answer ([`answers`]) further down and near duplicates of the
+/// matches, those that cannot answer ([`answers`]) further down, the named threads' later
+/// posts up when the query asks how things stand ([`superseding`]), near duplicates of the
 /// posts before them ([`near_duplicates`]) last, and how many of its posts only the
 /// semantic leg found.
 fn picks_of_fusion(
     targets: &[Target],
     fields: &Fields,
-    question_asked: bool,
-    status_asked: bool,
+    asked: intent::Asked,
     best: &[Candidate],
     complete: usize,
     near: &[Near],
@@ -720,7 +722,7 @@ fn picks_of_fusion(
             .get_first(fields.content)
             .and_then(|v| v.as_str())
             .unwrap_or("");
-        if answers::cannot_answer(text, question_asked) {
+        if answers::cannot_answer(text, asked.question) {
             f.scale(answers::NON_ANSWER_FACTOR);
         }
         if f.named {
@@ -733,7 +735,7 @@ fn picks_of_fusion(
             .collect();
         read.insert(f.post_id, Shingles::of(text, &images));
     }
-    if status_asked {
+    if asked.status {
         superseding::prefer_later(&mut fused, &named_dates);
     }
     fused.sort_by(fusion::order);
