@@ -18,6 +18,11 @@ Scorings:
 - centred<a>: q . unit(d - a * the thread's mean post vector);
 - names-out: q' . d (the service's rule from rrf60-3);
 - names-out-residual, names-out-body: residual and body with q'.
+- bm25-names-out: BM25 (k1 1.2, b 0.75, idf and average length over the corpus) of the
+  post's own text for the query's words without its naming words (the lexical leg as a
+  ranking within the thread; the model's vocabulary, no stemming);
+- rrf-w<w>: reciprocal rank fusion within the thread, k = 60, of names-out (weight 2) and
+  bm25-names-out (weight w).
 Metrics: MRR@10 and recall@10 of the expected post's rank among its thread's posts."""
 import argparse, collections
 import numpy as np
@@ -45,6 +50,24 @@ def off_axis(D, q, axis):
     return (D @ q - (q @ axis) * along) / np.sqrt(np.maximum(1 - along * along, 1e-6))
 
 
+def bm25(counts, lengths, avg_length, idf, terms):
+    """BM25 of each row of `counts` (posts x vocabulary) for the vocabulary columns `terms`."""
+    score = np.zeros(counts.shape[0], np.float64)
+    norm = 1.2 * (0.25 + 0.75 * lengths / avg_length)
+    for c in set(terms):
+        tf = np.asarray(counts[:, c].todense()).ravel()
+        score += idf[c] * tf * 2.2 / (tf + norm)
+    return score
+
+
+def ranks(sc):
+    """1-based rank of each entry of `sc`, best (highest) first."""
+    order = np.argsort(-sc, kind="stable")
+    r = np.empty(len(sc), np.int64)
+    r[order] = np.arange(1, len(sc) + 1)
+    return r
+
+
 def scorings(D, B, t, q, q_names_out):
     mean = D.mean(axis=0)
     out = {
@@ -70,6 +93,10 @@ def main():
     words, M, _ = modelfile.read(a.model)
     vi = {w: k for k, w in enumerate(words)}
     ids, tids, _, body, title = load()
+    df = np.bincount(body.indices, minlength=body.shape[1]).astype(np.float64)
+    idf = np.log(1 + (body.shape[0] - df + 0.5) / (df + 0.5))
+    lengths_all = np.asarray(body.sum(axis=1)).ravel()
+    avg_length = lengths_all.mean()
     pos = {int(p): i for i, p in enumerate(ids)}
     by_topic = collections.defaultdict(list)
     for i, t in enumerate(tids):
@@ -88,7 +115,14 @@ def main():
         B = unit(np.asarray(body[rows] @ M, dtype=np.float32))
         t = unit(np.asarray(title[rows[:1]] @ M, dtype=np.float32))[0]
         at = int(np.flatnonzero(rows == e)[0])
-        for name, sc in scorings(D, B, t, embed(tokens, M, vi), embed(names_out, M, vi)).items():
+        all_scores = scorings(D, B, t, embed(tokens, M, vi), embed(names_out, M, vi))
+        lexical = bm25(body[rows], lengths_all[rows], avg_length, idf,
+                       [vi[w] for w in names_out if w in vi])
+        all_scores["bm25-names-out"] = lexical
+        semantic_rank, lexical_rank = ranks(all_scores["names-out"]), ranks(lexical)
+        for w in (0.5, 1.0, 2.0):
+            all_scores[f"rrf-w{w}"] = 2 / (60 + semantic_rank) + w / (60 + lexical_rank)
+        for name, sc in all_scores.items():
             rank = int((sc > sc[at]).sum()) + 1
             groups[(s, name)].append((1.0 / rank if rank <= 10 else 0.0, rank <= 10))
     print("| set | scoring | n | MRR@10 within the thread | recall@10 |")
