@@ -8,7 +8,9 @@ BEFORE any search result was seen; nothing here comes from the search engine.
 Split (deterministic): needs asked in another language than English form one stratum, the
 English ones are grouped by persona; within a stratum they are sorted by SHA-256 of
 "37:<id>" and dealt alternately to the two halves, the first to tuning for the 1st, 3rd, ...
-stratum (not English, then PERSONAS in order) and to held-out for the others.
+stratum (not English, then PERSONAS in order, then the generic needs N45-N56, added later
+as a stratum of their own so that the earlier needs keep their halves) and to held-out
+for the others.
 
 Usage: needs_build.py   (writes the files next to this script)
 """
@@ -18,6 +20,11 @@ import os
 
 SEED = 37
 PERSONAS = ["investor", "bounty hunter", "researcher", "trader", "wallet user", "miner"]
+
+# Grade 0 of a generic need: a project's pitch is no answer to a question about projects in
+# general.
+GENERIC_ZERO = ("anything else: bare questions repeating the need, generic praise, report forms, "
+                "a project's own pitch or rules that do not touch the need")
 
 # Shared grade-0 cases (see needs.md): bare questions that repeat the need without an
 # answer, generic praise or shilling, bounty report forms, other projects.
@@ -209,18 +216,72 @@ NEEDS = [
          need="A miner's antivirus flags WinMiner; is it a false positive or malware.",
          grade2="explains why antivirus flags WinMiner (miner false positive) or reports it as malicious, with some evidence",
          grade1="others reporting the antivirus warning, installation advice mentioning exclusions"),
+    # --- generic: questions that name no project (written 2026-11-30, before any of their
+    # results was seen; they test what floods a query that names no thread, such as the
+    # opening posts of announcement and bounty threads) ---
+    dict(id="N45", persona="investor", generic=True, query="how to spot a scam ICO before investing", query_lang="en", form="question", negated=False, topics=[],
+         need="An investor wants concrete warning signs that a token sale is a scam.",
+         grade2="lists concrete red flags or checks (anonymous or fake team, copied whitepaper, no working product or code, fake partnerships, unrealistic returns, paid shilling)",
+         grade1="a general warning that many ICOs are scams or a report of one project being a scam, without saying how to tell"),
+    dict(id="N46", persona="investor", generic=True, query="is it safe to keep my tokens on an exchange", query_lang="en", form="question", negated=False, topics=[],
+         need="A holder wonders whether to leave tokens on an exchange or move them to a wallet of their own.",
+         grade2="advises on exchange custody against a wallet of one's own, with a reason (exchange hacks or exit scams, who holds the private keys)",
+         grade1="mentions that exchanges get hacked or that holding one's own keys is safer, without advice on the question"),
+    dict(id="N47", persona="trader", generic=True, query="why do ICO tokens dump right after exchange listing", query_lang="en", form="question", negated=False, topics=[],
+         need="A trader wants to understand why new tokens so often fall in price as soon as they are listed.",
+         grade2="explains a cause of the fall after listing (bounty hunters, airdrop receivers or early investors selling, no use for the token, thin order books)",
+         grade1="observes or complains that a token fell after listing, without a cause"),
+    dict(id="N48", persona="bounty hunter", generic=True, query="how are bounty stakes converted into tokens", query_lang="en", form="question", negated=False, topics=[],
+         need="A bounty participant wants to know how the stakes they earn become a number of tokens.",
+         grade2="explains the calculation: a campaign's token pool divided by the total stakes of all participants, times one's own stakes (for any campaign)",
+         grade1="mentions stakes, a stake spreadsheet or a campaign's token allocation without the calculation"),
+    dict(id="N49", persona="wallet user", generic=True, query="which wallet should I use to receive ERC20 tokens", query_lang="en", form="question", negated=False, topics=[],
+         need="A participant needs a wallet address that can receive ERC20 tokens from a sale or a bounty.",
+         grade2="names a wallet that holds ERC20 tokens with its private key (MyEtherWallet, MetaMask, imToken, Trust, a hardware wallet...) as the one to use, or warns not to give an exchange address",
+         grade1="names an ERC20 wallet in passing, or a campaign's requirement of an ERC20 address without naming one"),
+    dict(id="N50", persona="wallet user", generic=True, query="how to add a custom token in MyEtherWallet to see my balance", query_lang="en", form="question", negated=False, topics=[],
+         need="A holder does not see received tokens in MyEtherWallet and wants the steps to show them.",
+         grade2="gives the steps: add custom token with the contract address, symbol and decimals (for any token)",
+         grade1="says to add the token's contract address or gives a token's contract address and decimals without the steps"),
+    dict(id="N51", persona="researcher", generic=True, query="proof of stake versus proof of work which is better", query_lang="en", form="question", negated=False, topics=[],
+         need="Someone wants arguments comparing proof of stake and proof of work.",
+         grade2="compares proof of stake and proof of work with at least one argument (security, energy, centralisation, nothing at stake)",
+         grade1="states a preference for one or describes one without comparing"),
+    dict(id="N52", persona="miner", generic=True, query="masternode setup guide on a VPS", query_lang="en", form="keywords", negated=False, topics=[],
+         need="A holder wants step-by-step instructions to run a masternode on a rented server.",
+         grade2="gives setup steps for a masternode on a VPS (for any coin): collateral transaction, wallet and config lines, starting the node",
+         grade1="states a masternode's requirements (collateral, VPS, rewards) or links a guide without the steps"),
+    dict(id="N53", persona="bounty hunter", generic=True, query="why was my bounty report rejected", query_lang="en", form="question", negated=False, topics=[],
+         need="A participant's weekly report was not accepted and they want to know the usual reasons.",
+         grade2="gives reasons reports or participants are rejected (fake or bought accounts, bots, rule breaks, late or wrong form, private profiles), from a manager or the rules",
+         grade1="a participant complaining of a rejection or a manager's list of rejected users, without a reason"),
+    dict(id="N54", persona="investor", generic=True, query="how long after the ICO ends are tokens distributed", query_lang="en", form="question", negated=False, topics=[],
+         need="A buyer wants to know how long token distribution usually takes after a sale ends.",
+         grade2="states when tokens of a sale are (or were) distributed relative to its end, or a typical delay",
+         grade1="a buyer asking or complaining about waiting for distribution, with the sale's dates"),
+    dict(id="N55", persona="investor", generic=True, query="как не попасть на скам ICO", query_lang="ru", form="question", negated=False, topics=[],
+         need="A Russian-speaking investor wants to know how to avoid scam token sales.",
+         grade2="lists concrete red flags or checks (anonymous or fake team, copied whitepaper, no product, unrealistic promises), in any language",
+         grade1="a general warning that many ICOs are scams, without saying how to tell"),
+    dict(id="N56", persona="bounty hunter", generic=True, query="signature campaign rank requirements and payment per week", query_lang="en", form="keywords", negated=False, topics=[],
+         need="A forum member wants to know which ranks may join signature campaigns and what each rank is paid.",
+         grade2="states rank requirements and the pay (stakes or tokens) per rank per week of a signature campaign (any campaign's rules count)",
+         grade1="mentions a signature campaign's rules or ranks without the pay, or the pay without ranks"),
 ]
 
 
 def stratum_of(need):
-    """Needs asked in another language than English form one stratum; English ones are
-    grouped by persona."""
+    """The generic needs (naming no project) form the last stratum; of the others, needs
+    asked in another language than English form one stratum and English ones are grouped
+    by persona."""
+    if need.get("generic"):
+        return "generic"
     return "not English" if need["query_lang"] != "en" else need["persona"]
 
 
 def split():
     halves = {"tuning": [], "heldout": []}
-    for i, stratum in enumerate(["not English"] + PERSONAS):
+    for i, stratum in enumerate(["not English"] + PERSONAS + ["generic"]):
         group = sorted((n for n in NEEDS if stratum_of(n) == stratum),
                        key=lambda n: hashlib.sha256(f"{SEED}:{n['id']}".encode()).hexdigest())
         first, second = ("tuning", "heldout") if i % 2 == 0 else ("heldout", "tuning")
@@ -249,8 +310,10 @@ def main():
                     "negated": n["negated"],
                     "persona": n["persona"],
                     "need": n["need"],
+                    "generic": bool(n.get("generic")),
                     "relevant_if": {"2": n["grade2"], "1": n["grade1"],
-                                    "0": "anything else: bare questions repeating the need, generic praise, report forms, other projects"},
+                                    "0": GENERIC_ZERO if n.get("generic") else
+                                    "anything else: bare questions repeating the need, generic praise, report forms, other projects"},
                     "topics": n["topics"],
                 }
                 out.write(json.dumps(rec, ensure_ascii=False) + "\n")
