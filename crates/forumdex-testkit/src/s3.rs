@@ -39,6 +39,9 @@ const SECRET_ACCESS_KEY: &str = "forumdex-test-secret";
 
 /// How long a private server may take to answer.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
+/// Servers tried on new ports when one exits at start: a port chosen free can be taken by
+/// another process (a client's ephemeral port, another test's server) before `weed` binds it.
+const START_ATTEMPTS: u32 = 3;
 
 /// An object store to test against: where, and how to reach it.
 #[derive(Debug, Clone)]
@@ -127,8 +130,23 @@ struct Ports {
 }
 
 impl PrivateS3 {
-    /// Starts a server and creates its bucket; waits until it takes objects.
+    /// Starts a server and creates its bucket; waits until it takes objects. A server that
+    /// exits at start (a port taken meanwhile) is tried again on other ports
+    /// ([`START_ATTEMPTS`]).
     pub fn start() -> Result<Self, String> {
+        let mut attempt = 1;
+        loop {
+            let server = Self::prepare()?;
+            match server.start_again() {
+                Ok(()) => return Ok(server),
+                Err(_) if server.exited() && attempt < START_ATTEMPTS => attempt += 1,
+                Err(err) => return Err(err),
+            }
+        }
+    }
+
+    /// A stopped server's folder, ports and keeper.
+    fn prepare() -> Result<Self, String> {
         let root = tempfile::Builder::new()
             .prefix("forumdex-s3-")
             .tempdir()
@@ -142,14 +160,21 @@ impl PrivateS3 {
             .map(|port| format!("rm -f /tmp/seaweedfs-*-{port}.sock"))
             .collect();
         let keeper = Keeper::start(&root, &sockets.join("; "), &[])?;
-        let server = Self {
+        Ok(Self {
             root,
             ports,
             server: Mutex::new(None),
             keeper,
-        };
-        server.start_again()?;
-        Ok(server)
+        })
+    }
+
+    /// Whether the server process has ended (it was started and is not running).
+    fn exited(&self) -> bool {
+        self.server
+            .lock()
+            .expect("server lock")
+            .as_mut()
+            .is_some_and(|child| !matches!(child.try_wait(), Ok(None)))
     }
 
     /// The store: its bucket and how to reach it.
@@ -248,7 +273,7 @@ impl PrivateS3 {
             };
             match ready() {
                 Ok(200) => return Ok(()),
-                answer if Instant::now() > deadline => {
+                answer if Instant::now() > deadline || self.exited() => {
                     let log =
                         std::fs::read_to_string(self.root.join("server.log")).unwrap_or_default();
                     let tail = &log[log.len().saturating_sub(2000)..];
