@@ -13,10 +13,12 @@
 //!   neighbours within one edit (two for 8+ letters; those keeping its first letter when
 //!   there are any), the four most frequent, one tier below
 //!   an exact match. The query with each such word replaced by its most frequent neighbour
-//!   is `corrected_query` when a returned hit matched a neighbour, else `did_you_mean`. A
-//!   word the index holds is never corrected, unless the query finds nothing at all: then
-//!   each rare word (held by at most 2 posts) is replaced by a neighbour 10 times as
-//!   frequent, and that query's hits are returned with `corrected_query`.
+//!   is `corrected_query` when a returned hit matched a neighbour, else `did_you_mean`.
+//!   Neighbours come from the indexes whose language the query's other words speak
+//!   ([`words`]). A word the index holds is never corrected, unless the query finds
+//!   nothing at all: then each rare word (held by at most 2 posts) is replaced by a
+//!   neighbour 10 times as frequent, and that query's hits are returned with
+//!   `corrected_query`.
 //! - **Languages.** `lang` selects the index of its two-letter base (`pt-BR` -> `pt`); a
 //!   language without an index gives zero hits. Without `lang` every index holding a query
 //!   word is searched and the matches are merged by tier, then score (BM25 of different

@@ -1,7 +1,9 @@
 //! The words of a query as the spelling dictionary (the unstemmed `spell` field) knows them:
 //! how many posts hold each, and for a word no searched index holds, its neighbours within
 //! one edit (two for long words), which the query then also matches ([`super::tiers`]) and
-//! which make the suggestion.
+//! which make the suggestion. Neighbours come from the dictionaries of the languages the
+//! query's other words speak ([`speaking`]): "cuando pagen el bounty" is corrected to the
+//! Spanish "pagan", not to the English "pages".
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -32,6 +34,21 @@ pub const MIN_TYPO_LETTERS: usize = 4;
 pub const COMMON_SHARE: f64 = 0.01;
 /// ... and by more than this many posts (in a small index no word is common).
 pub const COMMON_MIN_POSTS: u64 = 100;
+/// A word held by at most this many posts is rare: the last resort may correct it
+/// ([`rare_word_correction`]), and it says nothing of the query's language ([`speaking`]):
+/// it may be a typo or a name.
+const RARE_POSTS: u64 = 2;
+/// How much less likely (natural log, over all the query's held words together) an index
+/// may make them than the likeliest index does for its dictionary to still give neighbours
+/// ([`speaking`]): e^3, about 20 times.
+const SPEAKING_MARGIN: f64 = 3.0;
+/// The weight, in posts, of the whole corpus's share of posts holding a word in an
+/// index's share ([`speaking`]), as a part of the searched posts, and at most
+/// [`SPEAKING_PRIOR_MAX_POSTS`]: an index of far fewer posts speaks like the corpus at
+/// large (one post of ten holding a word says little), a large one as its own posts do.
+const SPEAKING_PRIOR_SHARE: f64 = 0.01;
+/// See [`SPEAKING_PRIOR_SHARE`].
+const SPEAKING_PRIOR_MAX_POSTS: f64 = 2000.0;
 
 /// One word of the query.
 #[derive(Debug, Clone)]
@@ -45,8 +62,9 @@ pub struct QueryWord {
     /// Whether it is common ([`COMMON_SHARE`]), or a negation ([`super::intent::is_negation`]):
     /// either way it tells little about what is sought.
     pub common: bool,
-    /// When no searched index holds it: its nearest dictionary words, the most frequent
-    /// first (at most [`MAX_NEIGHBOURS`]).
+    /// When no searched index holds it: its nearest dictionary words in the indexes whose
+    /// language the query's other words speak ([`speaking`]), the most frequent first (at
+    /// most [`MAX_NEIGHBOURS`]).
     pub neighbours: Vec<Neighbour>,
 }
 
@@ -55,7 +73,7 @@ pub struct QueryWord {
 pub struct Neighbour {
     /// The dictionary word.
     pub word: String,
-    /// Posts holding it, over every searched index.
+    /// Posts holding it, over the indexes its word was looked up in ([`speaking`]).
     pub doc_freq: u64,
 }
 
@@ -94,19 +112,16 @@ pub fn query_words(
             neighbours: Vec::new(),
         });
     }
-    let mut expanded = 0;
-    for word in words.iter_mut().filter(|w| w.is_missing()) {
-        if expanded == MAX_TYPO_WORDS {
-            break;
-        }
-        if !can_have_typo(&word.plain) {
-            continue;
-        }
-        expanded += 1;
-        word.neighbours = nearest(searchers, spell, &word.plain, 1)?;
-        if word.neighbours.is_empty() && word.plain.chars().count() >= TWO_EDIT_LETTERS {
-            word.neighbours = nearest(searchers, spell, &word.plain, 2)?;
-        }
+    let typo_words: Vec<usize> = (0..words.len())
+        .filter(|&at| words[at].is_missing() && can_have_typo(&words[at].plain))
+        .take(MAX_TYPO_WORDS)
+        .collect();
+    if typo_words.is_empty() {
+        return Ok(words);
+    }
+    let speaking = speaking(searchers, spell, &words)?;
+    for at in typo_words {
+        words[at].neighbours = neighbours(searchers, &speaking, spell, &words[at].plain)?;
     }
     Ok(words)
 }
@@ -138,14 +153,16 @@ pub fn rare_word_correction(
     words: &[QueryWord],
 ) -> Result<Option<String>, SearchError> {
     let mut replaced: Vec<QueryWord> = Vec::new();
+    let mut speaking_dictionaries = None;
     for word in words {
-        if word.is_missing() || word.doc_freq > 2 || !can_have_typo(&word.plain) {
+        if word.is_missing() || word.doc_freq > RARE_POSTS || !can_have_typo(&word.plain) {
             continue;
         }
-        let mut best = nearest(searchers, spell, &word.plain, 1)?;
-        if best.is_empty() && word.plain.chars().count() >= TWO_EDIT_LETTERS {
-            best = nearest(searchers, spell, &word.plain, 2)?;
-        }
+        let speaking_dictionaries = match &mut speaking_dictionaries {
+            Some(found) => found,
+            None => speaking_dictionaries.insert(speaking(searchers, spell, words)?),
+        };
+        let best = neighbours(searchers, speaking_dictionaries, spell, &word.plain)?;
         if let Some(neighbour) = best.into_iter().next()
             && neighbour.doc_freq >= 10 * word.doc_freq
         {
@@ -156,6 +173,69 @@ pub fn rare_word_correction(
         }
     }
     Ok(suggestion(text, &replaced))
+}
+
+/// The dictionary words near `word`: within one edit in the dictionaries of the
+/// `speaking` indexes ([`speaking`]), else within one edit in every searched index's (the
+/// language indexes are not exact: a post can sit in another language's index, and its
+/// words with it), else, for a long word, within two edits, in the same order.
+fn neighbours(
+    searchers: &[&Searcher],
+    speaking: &[&Searcher],
+    spell: Field,
+    word: &str,
+) -> Result<Vec<Neighbour>, SearchError> {
+    let long = word.chars().count() >= TWO_EDIT_LETTERS;
+    for distance in [1, 2].into_iter().filter(|&d| d == 1 || long) {
+        let found = nearest(speaking, spell, word, distance)?;
+        if !found.is_empty() {
+            return Ok(found);
+        }
+        if speaking.len() < searchers.len() {
+            let found = nearest(searchers, spell, word, distance)?;
+            if !found.is_empty() {
+                return Ok(found);
+            }
+        }
+    }
+    Ok(Vec::new())
+}
+
+/// The indexes (one per language) whose language the query's held words speak: those under
+/// which the words are, together, at most [`SPEAKING_MARGIN`] less likely than under the
+/// likeliest. An index's likelihood of a word is the share of its posts holding it,
+/// smoothed towards the whole corpus's share ([`SPEAKING_PRIOR_SHARE`]): a word every
+/// language uses ("bitcoin") narrows little, a word of one language ("cuando") much. Rare
+/// words ([`RARE_POSTS`]) do not count; with no other held word, every index.
+fn speaking<'a>(
+    searchers: &[&'a Searcher],
+    spell: Field,
+    words: &[QueryWord],
+) -> Result<Vec<&'a Searcher>, SearchError> {
+    let held: Vec<&QueryWord> = words.iter().filter(|w| w.doc_freq > RARE_POSTS).collect();
+    let posts: u64 = searchers.iter().map(|s| s.num_docs()).sum();
+    if held.is_empty() || searchers.len() < 2 || posts == 0 {
+        return Ok(searchers.to_vec());
+    }
+    let prior = (posts as f64 * SPEAKING_PRIOR_SHARE).clamp(1.0, SPEAKING_PRIOR_MAX_POSTS);
+    let mut likelihoods = Vec::with_capacity(searchers.len());
+    for searcher in searchers {
+        let mut likelihood = 0.0;
+        for word in &held {
+            let share = word.doc_freq as f64 / posts as f64;
+            let holding = searcher.doc_freq(&Term::from_field_text(spell, &word.plain))?;
+            likelihood +=
+                ((holding as f64 + prior * share) / (searcher.num_docs() as f64 + prior)).ln();
+        }
+        likelihoods.push(likelihood);
+    }
+    let likeliest = likelihoods.iter().copied().fold(f64::MIN, f64::max);
+    Ok(searchers
+        .iter()
+        .zip(&likelihoods)
+        .filter(|&(_, &likelihood)| likelihood >= likeliest - SPEAKING_MARGIN)
+        .map(|(&searcher, _)| searcher)
+        .collect())
 }
 
 /// Whether a word may be a typo: 4+ letters, no digits, no CJK characters.

@@ -88,3 +88,48 @@ fn a_typo_of_the_first_letter_finds_its_word_over_rarer_same_letter_ones() {
         assert!(results.total >= 20, "{typo}");
     }
 }
+
+#[test]
+fn a_typo_is_corrected_in_the_language_the_other_words_speak() {
+    let world = World::new();
+    let lines: Vec<String> = (0..60)
+        .map(|i| {
+            post(
+                1_000 + i,
+                60,
+                &format!("these pages of the manual explain the wallet, reply {i}"),
+                json!({"author": {"profile_id": 100 + i, "username": format!("en{i}")}}),
+            )
+        })
+        .chain((0..20).map(|i| {
+            post(
+                2_000 + i,
+                61,
+                &format!("cuando pagan el bounty a los participantes, respuesta {i}"),
+                json!({
+                    "language": "es",
+                    "author": {"profile_id": 300 + i, "username": format!("es{i}")},
+                }),
+            )
+        }))
+        .collect();
+    world.import_and_sync(&lines);
+    // `pagen` is one edit from the English `pages` (60 posts) and the Spanish `pagan` (20):
+    // the query's other words are Spanish, so is the suggestion (`did_you_mean` here: the
+    // Spanish stemmer already matches `pagen` with `pagan`).
+    let suggestion = |q: &str| {
+        let results = world.search(q);
+        results.corrected_query.or(results.did_you_mean)
+    };
+    assert_eq!(
+        suggestion("cuando pagen el bounty").as_deref(),
+        Some("cuando pagan el bounty")
+    );
+    let spanish = world.search("cuando pagen el bounty");
+    assert!(!spanish.hits.is_empty());
+    assert!(spanish.hits.iter().all(|h| h.lang == "es"));
+    // Beside an English word the same typo is the English word.
+    assert_eq!(suggestion("manual pagen").as_deref(), Some("manual pages"));
+    // Alone it has no language: the most frequent neighbour of every index.
+    assert_eq!(suggestion("pagen").as_deref(), Some("pages"));
+}
