@@ -1,9 +1,9 @@
 //! The words of a query as the spelling dictionary (the unstemmed `spell` field) knows them:
 //! how many posts hold each, and for a word no searched index holds, its neighbours within
 //! one edit (two for long words), which the query then also matches ([`super::tiers`]) and
-//! which make the suggestion. Neighbours come from the dictionaries of the languages the
-//! query's other words speak ([`speaking`]): "cuando pagen el bounty" is corrected to the
-//! Spanish "pagan", not to the English "pages".
+//! which make the suggestion. Neighbours come first from the dictionaries of the languages
+//! the query's other words speak ([`speaking`], [`neighbours`]): where the Spanish index
+//! holds "pagan", "cuando pagen el bounty" is corrected to it, not to the English "pages".
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -62,9 +62,9 @@ pub struct QueryWord {
     /// Whether it is common ([`COMMON_SHARE`]), or a negation ([`super::intent::is_negation`]):
     /// either way it tells little about what is sought.
     pub common: bool,
-    /// When no searched index holds it: its nearest dictionary words in the indexes whose
-    /// language the query's other words speak ([`speaking`]), the most frequent first (at
-    /// most [`MAX_NEIGHBOURS`]).
+    /// When no searched index holds it: its nearest dictionary words, first from the
+    /// indexes whose language the query's other words speak ([`neighbours`]), the most
+    /// frequent first (at most [`MAX_NEIGHBOURS`]).
     pub neighbours: Vec<Neighbour>,
 }
 
@@ -73,7 +73,7 @@ pub struct QueryWord {
 pub struct Neighbour {
     /// The dictionary word.
     pub word: String,
-    /// Posts holding it, over the indexes its word was looked up in ([`speaking`]).
+    /// Posts holding it, over the indexes it was found in ([`neighbours`]).
     pub doc_freq: u64,
 }
 
