@@ -7,8 +7,10 @@
 #
 #   scripts/bench_embed_load.sh --data DIR --queries FILE [--bin DIR] [--seconds S]
 #
-# DIR is an imported data folder; its vectors (search/*/semantic/) are removed first, so the
-# job starts from nothing. It gains an account, a key and bench/ files. One JSON line per
+# DIR is an imported data folder; its vectors (search/*/semantic/, and the ones kept with the
+# corpus, vectors.sqlite) are removed first, so the job starts from nothing; with
+# KEEP_STORED_VECTORS=1 vectors.sqlite is kept, and the job reads them (a node whose segments
+# were merged, or a second node). It gains an account, a key and bench/ files. One JSON line per
 # phase (fdx-load's, plus the coverage at its start and end), then the job's wall time.
 # Nothing here runs in CI (.ci/run).
 set -euo pipefail
@@ -22,6 +24,7 @@ mkdir -p "$OUT"
 "$BIN/fdx-load" paths --data "$DATA" --out "$OUT" --queries "$QUERIES" > /dev/null
 bench_key "$DATA" "$OUT" bench-embed@example.com
 rm -rf "$DATA"/search/*/semantic
+if [ -z "${KEEP_STORED_VECTORS:-}" ]; then rm -f "$DATA"/vectors.sqlite*; fi
 FORUMDEX_RATE_LIMIT_PER_MINUTE=1000000000 FORUMDEX_SEMANTIC_MODEL=bundled \
     "$BIN/forumdex" --data "$DATA" serve --listen "$ADDR" 2> "$OUT/serve.log" &
 SERVER=$!

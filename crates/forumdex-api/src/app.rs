@@ -79,7 +79,7 @@ impl App {
         let search = SearchIndexes::open(storage.data_dir())
             .context("opening the search indexes")?
             .with_writer_bytes(settings.server.index_writer_bytes());
-        if let Some(semantic) = semantic_leg(&settings, storage.data_dir()) {
+        if let Some(semantic) = semantic_leg(&settings, storage) {
             search.attach_semantic(semantic);
         }
         let start_seq = corpus
@@ -139,10 +139,12 @@ fn seal_plain_two_factor_secrets(dashboard: &Dashboard) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The semantic leg the `semantic_model` setting asks for, over the indexes of `data_dir`:
-/// `None` when it is `off` or the model cannot be read (then one warning says why, and
-/// search stays lexical).
-pub fn semantic_leg(settings: &Settings, data_dir: &std::path::Path) -> Option<Arc<Semantic>> {
+/// The semantic leg the `semantic_model` setting asks for, over the indexes of `storage`'s
+/// data folder, keeping its post vectors with the corpus (`Storage::vectors`): `None` when
+/// it is `off` or the model cannot be read (then one warning says why, and search stays
+/// lexical). A vector store that cannot be opened is warned about, and the node embeds
+/// every post itself.
+pub fn semantic_leg(settings: &Settings, storage: &Storage) -> Option<Arc<Semantic>> {
     let path = match settings.search.semantic_model() {
         SemanticModelSetting::Bundled => forumdex_search::semantic::bundled_model_path(),
         SemanticModelSetting::File(path) => path,
@@ -151,5 +153,14 @@ pub fn semantic_leg(settings: &Settings, data_dir: &std::path::Path) -> Option<A
             return None;
         }
     };
-    forumdex_search::semantic::load(&path, data_dir)
+    let store = storage
+        .vectors()
+        .inspect_err(|err| {
+            tracing::warn!(
+                error = format!("{err:#}"),
+                "no vector store: this node embeds every post itself, and shares none"
+            );
+        })
+        .ok();
+    forumdex_search::semantic::load(&path, storage.data_dir(), store)
 }

@@ -13,6 +13,9 @@
 //!   dashboard keeps, behind the same seams (`AccountStore`, `DeveloperStore`) as the
 //!   embedded SQLite store, and passing the same conformance suites.
 //!
+//! - [`PgVectorStore`]: the semantic leg's post vectors, shared by every node, so each
+//!   post is embedded once per deployment.
+//!
 //! - [`copy`]: `forumdex db copy --from DIR`, an embedded data folder's databases copied
 //!   row for row.
 //!
@@ -26,7 +29,9 @@ mod corpus;
 mod exec;
 mod pool;
 pub mod schema;
+mod vectors;
 
 pub use accounts::PgAccountStore;
 pub use corpus::PgCorpusStore;
 pub use pool::{PgError, PgPool, SessionLock};
+pub use vectors::PgVectorStore;

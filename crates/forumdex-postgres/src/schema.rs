@@ -11,12 +11,13 @@ use forumdex_sql::Dialect;
 use forumdex_sql::accounts::schema::{
     accounts_v3_tables, accounts_v4_tables, allowlist_and_ledger_tables, dashboard_tables,
 };
+use forumdex_sql::post_vectors::post_vectors_table;
 use postgres::error::SqlState;
 
 use crate::pool::{PgError, PgPool};
 
 /// The schema version this binary reads and writes.
-pub const SCHEMA_VERSION: i32 = 4;
+pub const SCHEMA_VERSION: i32 = 5;
 
 /// The advisory lock held while migrating ("forumdex" in ASCII).
 const MIGRATION_LOCK: i64 = 0x666f_7275_6d64_6578;
@@ -251,7 +252,9 @@ CREATE INDEX crawl_posts_due ON crawl_posts (next_check_at) WHERE next_check_at 
 CREATE INDEX crawl_posts_by_topic ON crawl_posts (topic_id, post_id);
 ";
 
-/// Version 4 is two-factor sign-in (`accounts_v4_tables`, written once for both backends).
+/// Version 4 is two-factor sign-in (`accounts_v4_tables`, written once for both backends);
+/// version 5 the semantic leg's post vectors (`post_vectors_table`, likewise), shared by
+/// every node.
 /// Each version's step, in order: `migrations()[n]` takes version `n` to `n + 1`.
 fn migrations() -> [String; SCHEMA_VERSION as usize] {
     [
@@ -263,6 +266,7 @@ fn migrations() -> [String; SCHEMA_VERSION as usize] {
         CORPUS_V2.to_owned(),
         format!("{CRAWL_V3}{}", accounts_v3_tables(Dialect::Postgres)),
         accounts_v4_tables(Dialect::Postgres),
+        post_vectors_table(Dialect::Postgres),
     ]
 }
 

@@ -233,6 +233,11 @@ impl AnyDb {
     pub fn downcast_ref<E: std::error::Error + 'static>(&self) -> Option<&E> {
         self.0.downcast_ref()
     }
+
+    /// The backend's error, when it is an `E`; else `self` back.
+    pub fn downcast<E: std::error::Error + 'static>(self) -> Result<E, Self> {
+        self.0.downcast().map(|err| *err).map_err(Self)
+    }
 }
 
 impl fmt::Display for AnyDb {

@@ -5,6 +5,7 @@
 //! - [`Sql`] ([`exec`]): a transaction as both backends offer it, so that a statement and the
 //!   steps around it are written once.
 //! - [`accounts`]: every statement of the accounts and dashboard stores.
+//! - [`post_vectors`]: the post vectors of the semantic leg (`forumdex_corpus::VectorStore`).
 //! - [`topic_posts`]: the aggregates of a topic's posts both ways to a topic document share.
 //! - The predicates every read of posts goes through:
 //!   - [`visible`]: a version row is visible at sequence S when
@@ -22,6 +23,7 @@ use forumdex_corpus::{Order, Scope};
 pub mod accounts;
 mod dialect;
 pub mod exec;
+pub mod post_vectors;
 pub mod topic_posts;
 
 /// What [`impl_account_stores!`] names from other crates, so a backend needs no more imports.

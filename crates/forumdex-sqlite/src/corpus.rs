@@ -314,7 +314,7 @@ fn connect(path: &Path) -> Result<Connection, StoreError> {
 }
 
 /// Maps SQLite failures onto the store's two kinds: busy (locks) and unavailable (the rest).
-fn map_err(err: rusqlite::Error) -> StoreError {
+pub(crate) fn map_err(err: rusqlite::Error) -> StoreError {
     match err.sqlite_error_code() {
         Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
             StoreError::Busy(err.to_string())

@@ -6,6 +6,8 @@
 //!   their own connections so imports never block reads.
 //! - [`SqliteAccountStore`] (`accounts.sqlite`): accounts, keys, allowlists, the ledger and
 //!   what the developer dashboard keeps, behind `AccountStore` and `DeveloperStore`.
+//! - [`SqliteVectorStore`] (`vectors.sqlite`): the semantic leg's post vectors, behind
+//!   `VectorStore`, so a merged segment's posts are not embedded again.
 //! - [`backup`]: online, consistent copies of these databases (`forumdex backup`).
 //! - [`connect`]: the one connection setup of every SQLite database of the data folder
 //!   (these two and the crawler's state), and [`Pool`], their connection pool.
@@ -21,9 +23,11 @@ pub mod connect;
 mod corpus;
 mod exec;
 mod pool;
+mod vectors;
 
 pub use accounts::SqliteAccountStore;
 pub use connect::{Setup, connect};
 pub use corpus::SqliteCorpusStore;
 pub use exec::Lite;
 pub use pool::{Connect, Pool};
+pub use vectors::SqliteVectorStore;

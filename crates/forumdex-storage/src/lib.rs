@@ -1,8 +1,8 @@
 //! The storage factory: the one place that builds forumdex's backends from settings.
 //!
 //! The server and every CLI command ask [`Storage`] for the parts they need: the corpus
-//! (split into its read, write and maintenance sides), the account store, the image
-//! objects, the rate limiter (in the process, or on Redis for several nodes) and the cursor
+//! (split into its read, write and maintenance sides), the account store, the semantic
+//! leg's post vectors, the image objects, the rate limiter (in the process, or on Redis for several nodes) and the cursor
 //! secret. Which implementation each part gets is
 //! decided here from [`StorageSettings`]; callers only ever see the traits. Two kinds:
 //! [`StorageKind::Embedded`] (everything in the data folder, the default) and
@@ -16,12 +16,12 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use forumdex_accounts::{AccountStore, DeveloperStore, InMemoryRateLimiter, RateLimiter};
 use forumdex_clock::{SharedClock, SystemClock};
-use forumdex_corpus::{CorpusMaintenance, CorpusRead, CorpusWrite};
+use forumdex_corpus::{CorpusMaintenance, CorpusRead, CorpusWrite, VectorStore};
 use forumdex_images::{ImageObjects, ImagesLocation, LocalImageObjects};
 use forumdex_postgres::copy::{self, CopyCounts};
-use forumdex_postgres::{PgAccountStore, PgCorpusStore, PgPool};
+use forumdex_postgres::{PgAccountStore, PgCorpusStore, PgPool, PgVectorStore};
 use forumdex_redis::{LocalFallback, RedisRateLimiter};
-use forumdex_sqlite::{SqliteAccountStore, SqliteCorpusStore};
+use forumdex_sqlite::{SqliteAccountStore, SqliteCorpusStore, SqliteVectorStore};
 
 mod backup;
 mod secret;
@@ -213,6 +213,24 @@ impl Storage {
                     write: store.clone(),
                     maintenance: store,
                 })
+            }
+        }
+    }
+
+    /// Opens the post vectors of the semantic leg, kept with the corpus: the data folder's
+    /// `vectors.sqlite` (created when needed), or the shared PostgreSQL database (whose
+    /// schema must be this binary's), where every node reads what another embedded.
+    pub fn vectors(&self) -> anyhow::Result<Arc<dyn VectorStore>> {
+        match &self.settings.kind {
+            StorageKind::Embedded => {
+                let store = SqliteVectorStore::open_in(self.data_dir())
+                    .with_context(|| format!("opening the post vectors in {}", self.where_()))?;
+                Ok(Arc::new(store))
+            }
+            StorageKind::Postgres { url } => {
+                let store =
+                    PgVectorStore::open(url).context("opening the post vectors on PostgreSQL")?;
+                Ok(Arc::new(store))
             }
         }
     }

@@ -113,7 +113,7 @@ fn main() -> anyhow::Result<()> {
             // folder, or made first) unless FDX_LEXICAL is set.
             if std::env::var_os("FDX_LEXICAL").is_none() {
                 let path = forumdex_search::semantic::bundled_model_path();
-                let semantic = forumdex_search::semantic::load(&path, &data)
+                let semantic = forumdex_search::semantic::load(&path, &data, None)
                     .context("the bundled semantic model")?;
                 semantic.embed_missing(&indexes, &mut |_| {})?;
                 indexes.attach_semantic(semantic);

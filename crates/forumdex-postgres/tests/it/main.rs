@@ -6,3 +6,4 @@
 mod accounts;
 mod corpus;
 mod schema;
+mod vectors;

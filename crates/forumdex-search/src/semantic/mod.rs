@@ -4,8 +4,9 @@
 //!
 //! - [`tokenizer`]: the words a text is embedded from (tokenizer v1).
 //! - [`model`]: the model file and the embedding of a text.
-//! - [`vectors`]: the vectors of every segment, embedded once and kept beside the index;
-//!   [`Semantic::embed_missing`] is the embedding job.
+//! - [`vectors`]: the vectors of every segment, kept beside the index and, post by post,
+//!   with the corpus (`forumdex_corpus::VectorStore`: each post embedded once per
+//!   deployment); [`Semantic::embed_missing`] is the embedding job.
 
 pub mod model;
 pub mod tokenizer;
@@ -14,6 +15,8 @@ pub mod vectors;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+
+use forumdex_corpus::VectorStore;
 
 pub use model::{Embedding, SemanticModel};
 pub use vectors::{Coverage, EmbedReport, Semantic};
@@ -24,10 +27,15 @@ pub fn bundled_model_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("semantic-model/fdxsem1.bin")
 }
 
-/// The semantic leg of the indexes under `data_dir`, with the model at `path`; when the
-/// model cannot be read, one warning says why and search stays lexical (`None`). A model
-/// file is read once per process, however many data folders use it.
-pub fn load(path: &Path, data_dir: &Path) -> Option<Arc<Semantic>> {
+/// The semantic leg of the indexes under `data_dir`, with the model at `path`, keeping its
+/// post vectors in `store` when one is given ([`Semantic::with_store`]); when the model
+/// cannot be read, one warning says why and search stays lexical (`None`). A model file is
+/// read once per process, however many data folders use it.
+pub fn load(
+    path: &Path,
+    data_dir: &Path,
+    store: Option<Arc<dyn VectorStore>>,
+) -> Option<Arc<Semantic>> {
     static LOADED: Mutex<BTreeMap<PathBuf, Arc<SemanticModel>>> = Mutex::new(BTreeMap::new());
     let mut loaded = LOADED.lock().expect("not poisoned");
     let model = match loaded.get(path) {
@@ -52,5 +60,9 @@ pub fn load(path: &Path, data_dir: &Path) -> Option<Arc<Semantic>> {
             }
         },
     };
-    Some(Arc::new(Semantic::new(model, data_dir)))
+    let semantic = Semantic::new(model, data_dir);
+    Some(Arc::new(match store {
+        Some(store) => semantic.with_store(store),
+        None => semantic,
+    }))
 }

@@ -8,6 +8,13 @@
 //! again. A table made with another model is ignored and made again. Tables of segments a
 //! merge removed are dropped from memory and disk by the next [`Semantic::embed_missing`].
 //!
+//! Each post's vector is also kept with the corpus ([`VectorStore`], by model version, post
+//! and digest of the text embedded: [`Semantic::with_store`]). A segment's table is made
+//! from the vectors the store has (another node's, or those of the segments a merge
+//! joined), and only the posts it lacks are embedded, then written to it: each post is
+//! embedded once per deployment and model. A store that fails is warned about and the
+//! segment embedded here (the model is deterministic: the vectors are the same).
+//!
 //! File layout (little-endian): magic `FDXVEC1\0`, u32 dim, u32 documents, u32 length of
 //! the model version, the model version, then `documents x dim` i8 codes and `documents`
 //! f32 scales (0 for a post without a vector: no word of it is known to the model).
@@ -18,6 +25,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
+use forumdex_corpus::vectors::TEXT_DIGEST_BYTES;
+use forumdex_corpus::{VectorKey, VectorStore};
+use sha2::{Digest, Sha256};
 use tantivy::index::SegmentId;
 use tantivy::schema::Value;
 use tantivy::{SegmentReader, TantivyDocument};
@@ -32,6 +42,8 @@ pub const FOLDER: &str = "semantic";
 /// Segments up to this many documents are embedded by the sync itself
 /// ([`Semantic::embed_small_segments`]): about a second of CPU at most.
 pub const SMALL_SEGMENT_DOCS: u32 = 20_000;
+/// Posts whose vectors are asked of the store, and written to it, at once.
+const STORE_BATCH: usize = 2_000;
 
 /// The vectors of one segment's documents, by document ID.
 #[derive(Debug)]
@@ -140,8 +152,11 @@ impl SegmentVectors {
 pub struct EmbedReport {
     /// Segments embedded now.
     pub segments_embedded: u64,
-    /// Documents embedded now.
+    /// Documents given their vectors now (those of the segments embedded).
     pub docs_embedded: u64,
+    /// Of those, the documents whose vectors were read from the store (embedded before by
+    /// this node or another), not embedded again.
+    pub docs_from_store: u64,
     /// Segments whose table was read from disk.
     pub segments_loaded: u64,
     /// Tables of removed segments dropped.
@@ -173,6 +188,7 @@ pub struct Semantic {
     model: Arc<SemanticModel>,
     root: PathBuf,
     tables: RwLock<HashMap<(String, SegmentId), Arc<SegmentVectors>>>,
+    store: Option<Arc<dyn VectorStore>>,
 }
 
 impl std::fmt::Debug for Semantic {
@@ -190,6 +206,16 @@ impl Semantic {
             model: model.into(),
             root: data_dir.join("search"),
             tables: RwLock::new(HashMap::new()),
+            store: None,
+        }
+    }
+
+    /// The same, keeping every post's vector in `store` and reading from it those made
+    /// before, by this node or another.
+    pub fn with_store(self, store: Arc<dyn VectorStore>) -> Self {
+        Self {
+            store: Some(store),
+            ..self
         }
     }
 
@@ -271,10 +297,11 @@ impl Semantic {
                         table
                     }
                     None => {
-                        let table = self.embed_segment(indexes.fields(), segment)?;
+                        let (table, from_store) = self.embed_segment(indexes.fields(), segment)?;
                         save(&path, &table.encode(self.model.version()))?;
                         report.segments_embedded += 1;
                         report.docs_embedded += u64::from(segment.max_doc());
+                        report.docs_from_store += from_store;
                         progress(u64::from(segment.max_doc()));
                         table
                     }
@@ -312,18 +339,26 @@ impl Semantic {
         )
     }
 
-    /// Embeds every document of `segment` (deleted ones too: document IDs stay aligned).
+    /// Gives every document of `segment` its vector (deleted ones too: document IDs stay
+    /// aligned), from the store where it has it, else embedded (and written to the store);
+    /// also returns how many came from the store.
     fn embed_segment(
         &self,
         fields: &Fields,
         segment: &SegmentReader,
-    ) -> Result<SegmentVectors, SearchError> {
+    ) -> Result<(SegmentVectors, u64), SearchError> {
         let dim = self.model.dim();
         let docs = segment.max_doc() as usize;
-        let mut codes = vec![0; docs * dim];
-        let mut scales = vec![0.0; docs];
-        let store = segment.get_store_reader(64)?;
-        for (doc, stored) in store.iter::<TantivyDocument>(None).enumerate().take(docs) {
+        let mut table = TableBuilder {
+            dim,
+            codes: vec![0; docs * dim],
+            scales: vec![0.0; docs],
+        };
+        let mut store = self.store.as_deref();
+        let mut from_store = 0;
+        let mut batch = Vec::with_capacity(STORE_BATCH);
+        let reader = segment.get_store_reader(64)?;
+        for (doc, stored) in reader.iter::<TantivyDocument>(None).enumerate().take(docs) {
             let stored = stored?;
             let text = |field| {
                 stored
@@ -332,12 +367,71 @@ impl Semantic {
                     .unwrap_or("")
             };
             let document = format!("{}\n{}", text(fields.topic_title), text(fields.content));
-            if let Some(embedding) = self.model.embed_quantised(&document) {
-                codes[doc * dim..(doc + 1) * dim].copy_from_slice(&embedding.codes);
-                scales[doc] = embedding.scale;
+            let post_id = stored
+                .get_first(fields.post_id)
+                .and_then(|v| v.as_i64())
+                .unwrap_or_default();
+            batch.push(Pending {
+                doc,
+                key: vector_key(post_id, &document),
+                document,
+            });
+            if batch.len() == STORE_BATCH {
+                from_store += self.embed_batch(&mut batch, &mut store, &mut table);
             }
         }
-        Ok(SegmentVectors::new(dim, codes, scales))
+        from_store += self.embed_batch(&mut batch, &mut store, &mut table);
+        Ok((
+            SegmentVectors::new(dim, table.codes, table.scales),
+            from_store,
+        ))
+    }
+
+    /// Gives the documents of `batch` their vectors (emptying it): those `store` has are
+    /// read, the others embedded and written to it. A store that fails is warned about and
+    /// set aside (`None`) for the rest of the segment. Returns how many the store had.
+    fn embed_batch(
+        &self,
+        batch: &mut Vec<Pending>,
+        store: &mut Option<&dyn VectorStore>,
+        table: &mut TableBuilder,
+    ) -> u64 {
+        let model = self.model.version();
+        let keys: Vec<VectorKey> = batch.iter().map(|pending| pending.key).collect();
+        let mut known = HashMap::new();
+        if let Some(shared) = *store {
+            match shared.vectors(model, &keys) {
+                Ok(vectors) => known = vectors,
+                Err(err) => *store = set_aside(shared, &err),
+            }
+        }
+        let mut from_store = 0;
+        let mut new = Vec::new();
+        for pending in batch.drain(..) {
+            if let Some((codes, scale)) = known
+                .get(&pending.key)
+                .and_then(|bytes| decode_vector(bytes, table.dim))
+            {
+                table.set_stored(pending.doc, codes, scale);
+                from_store += 1;
+                continue;
+            }
+            let (codes, scale) = match self.model.embed_quantised(&pending.document) {
+                Some(embedding) => (embedding.codes, embedding.scale),
+                None => (vec![0; table.dim], 0.0),
+            };
+            table.set(pending.doc, &codes, scale);
+            if store.is_some() {
+                new.push((pending.key, encode_vector(&codes, scale)));
+            }
+        }
+        if let Some(shared) = *store
+            && !new.is_empty()
+            && let Err(err) = shared.put_vectors(model, &new)
+        {
+            *store = set_aside(shared, &err);
+        }
+        from_store
     }
 
     /// Forgets the tables of `index`'s segments that are not `live`, in memory and on disk.
@@ -369,6 +463,78 @@ impl Semantic {
         }
         Ok(dropped)
     }
+}
+
+/// A document of a segment waiting for its vector.
+struct Pending {
+    doc: usize,
+    key: VectorKey,
+    document: String,
+}
+
+/// A segment's table as it is filled in.
+struct TableBuilder {
+    dim: usize,
+    codes: Vec<i8>,
+    scales: Vec<f32>,
+}
+
+impl TableBuilder {
+    fn set(&mut self, doc: usize, codes: &[i8], scale: f32) {
+        self.codes[doc * self.dim..(doc + 1) * self.dim].copy_from_slice(codes);
+        self.scales[doc] = scale;
+    }
+
+    /// [`Self::set`] from codes as stored (bytes).
+    fn set_stored(&mut self, doc: usize, codes: &[u8], scale: f32) {
+        let row = &mut self.codes[doc * self.dim..(doc + 1) * self.dim];
+        for (code, &byte) in row.iter_mut().zip(codes) {
+            *code = byte as i8;
+        }
+        self.scales[doc] = scale;
+    }
+}
+
+/// The store key of `post_id` embedded from `document`.
+fn vector_key(post_id: i64, document: &str) -> VectorKey {
+    let digest = Sha256::digest(document.as_bytes());
+    let mut text_digest = [0; TEXT_DIGEST_BYTES];
+    text_digest.copy_from_slice(&digest[..TEXT_DIGEST_BYTES]);
+    VectorKey {
+        post_id,
+        text_digest,
+    }
+}
+
+/// A vector as the store keeps it: its `dim` codes, then its scale (f32, little-endian; 0
+/// for a post no word of which the model knows).
+fn encode_vector(codes: &[i8], scale: f32) -> Vec<u8> {
+    let mut bytes: Vec<u8> = codes.iter().map(|&c| c as u8).collect();
+    bytes.extend(scale.to_le_bytes());
+    bytes
+}
+
+/// The codes and scale of a stored vector of `dim` components (`None` when it has another
+/// length: another model's, or damaged).
+fn decode_vector(bytes: &[u8], dim: usize) -> Option<(&[u8], f32)> {
+    if bytes.len() != dim + 4 {
+        return None;
+    }
+    let (codes, scale) = bytes.split_at(dim);
+    Some((codes, f32::from_le_bytes(scale.try_into().ok()?)))
+}
+
+/// Warns that `store` failed (the segment is embedded here) and sets it aside.
+fn set_aside<'a>(
+    store: &dyn VectorStore,
+    err: &forumdex_corpus::StoreError,
+) -> Option<&'a dyn VectorStore> {
+    tracing::warn!(
+        error = %err,
+        store = %store.location(),
+        "the vector store failed: this segment's posts are embedded here and not shared"
+    );
+    None
 }
 
 /// The sign bits of up to 64 components.

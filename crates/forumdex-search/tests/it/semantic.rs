@@ -4,9 +4,10 @@
 
 use std::sync::Arc;
 
-use forumdex_corpus::TakedownSet;
+use forumdex_corpus::{TakedownSet, VectorStore};
 use forumdex_search::SearchRequest;
 use forumdex_search::semantic::{Semantic, SemanticModel, model};
+use forumdex_sqlite::SqliteVectorStore;
 use serde_json::json;
 
 use crate::helpers::{World, ids, post};
@@ -387,6 +388,85 @@ fn a_node_seeded_with_a_copy_of_the_indexes_gets_their_vectors_too() {
     assert_eq!(report.docs_embedded, 0, "{report:?}");
     assert!(report.segments_loaded >= 2, "{report:?}");
     assert_eq!(copy.coverage(&indexes).embedded, 4);
+}
+
+/// Two nodes with their own indexes of one corpus and one vector store (as on PostgreSQL):
+/// the second reads every vector the first made and embeds none, and an edited post is
+/// embedded once more, by the node that meets it first.
+#[test]
+fn nodes_sharing_a_vector_store_embed_each_post_once() {
+    let world = world();
+    let shared = tempfile::tempdir().unwrap();
+    let store: Arc<dyn VectorStore> = Arc::new(SqliteVectorStore::open_in(shared.path()).unwrap());
+    let first =
+        Arc::new(Semantic::new(tiny_model(), world.dir.path()).with_store(Arc::clone(&store)));
+    let report = first.embed_missing(&world.indexes, &mut |_| {}).unwrap();
+    assert_eq!(
+        (report.docs_embedded, report.docs_from_store),
+        (4, 0),
+        "{report:?}"
+    );
+
+    let node = tempfile::tempdir().unwrap();
+    let indexes = forumdex_search::SearchIndexes::open(node.path()).unwrap();
+    indexes.sync(&world.store).unwrap();
+    let second = Arc::new(Semantic::new(tiny_model(), node.path()).with_store(Arc::clone(&store)));
+    let report = second.embed_missing(&indexes, &mut |_| {}).unwrap();
+    assert_eq!(
+        (report.docs_embedded, report.docs_from_store),
+        (4, 4),
+        "every vector read, none made: {report:?}"
+    );
+    // An edit that changes the text is a new vector: made by the first node, read by the
+    // second.
+    world.import(&[post(
+        1,
+        1,
+        "The bounty payment arrived late, then it was paid",
+        json!({"observed_at": "2024-05-01T12:00:00Z"}),
+    )]);
+    world.sync();
+    indexes.sync(&world.store).unwrap();
+    let report = first.embed_missing(&world.indexes, &mut |_| {}).unwrap();
+    assert_eq!(
+        report.docs_embedded - report.docs_from_store,
+        1,
+        "only the edited post is embedded: {report:?}"
+    );
+    let report = second.embed_missing(&indexes, &mut |_| {}).unwrap();
+    assert!(report.docs_embedded >= 1, "{report:?}");
+    assert_eq!(report.docs_from_store, report.docs_embedded, "{report:?}");
+
+    // The vectors read are the ones the first node made: both rank alike.
+    world.indexes.attach_semantic(Arc::clone(&first));
+    indexes.attach_semantic(Arc::clone(&second));
+    let query = "is the payment delayed for everyone";
+    let here = world.search(query);
+    let there = forumdex_search::search(&indexes, &SearchRequest::new(query)).unwrap();
+    assert!(here.hybrid && there.hybrid);
+    assert_eq!(ids(&here), ids(&there));
+    let scores = |r: &forumdex_search::SearchResults| -> Vec<f64> {
+        r.hits.iter().map(|hit| hit.score).collect()
+    };
+    assert_eq!(scores(&here), scores(&there));
+}
+
+/// A vector store that fails (its file is not a database) never stops the embedding: the
+/// node embeds its posts itself, and says so.
+#[test]
+fn a_failing_vector_store_leaves_the_node_embedding_alone() {
+    let world = world();
+    let shared = tempfile::tempdir().unwrap();
+    let store = SqliteVectorStore::open_in(shared.path()).unwrap();
+    std::fs::write(store.path(), vec![7u8; 8192]).unwrap();
+    let semantic = Semantic::new(tiny_model(), world.dir.path()).with_store(Arc::new(store));
+    let report = semantic.embed_missing(&world.indexes, &mut |_| {}).unwrap();
+    assert_eq!(
+        (report.docs_embedded, report.docs_from_store),
+        (4, 0),
+        "{report:?}"
+    );
+    assert_eq!(semantic.coverage(&world.indexes).share(), 1.0);
 }
 
 /// The model this source tree ships, on a few posts: a Russian question finds the English

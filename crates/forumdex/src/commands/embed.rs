@@ -39,7 +39,8 @@ pub fn run(global: &GlobalArgs, _args: EmbedArgs) -> anyhow::Result<()> {
     if settings.search.semantic_model() == SemanticModelSetting::Off {
         bail!("semantic_model is off: search is lexical only, there is nothing to embed");
     }
-    let Some(semantic) = forumdex_api::app::semantic_leg(&settings, &global.data) else {
+    let storage = settings.storage.factory(&global.data);
+    let Some(semantic) = forumdex_api::app::semantic_leg(&settings, &storage) else {
         bail!("the semantic model cannot be read (the warning above says why): nothing to embed");
     };
     let missing = semantic.missing_docs(&indexes);
@@ -69,8 +70,9 @@ pub fn run(global: &GlobalArgs, _args: EmbedArgs) -> anyhow::Result<()> {
         return print_json(&summary);
     }
     println!(
-        "embedded {} posts in {} segments ({} segments already had vectors); {} of {} searchable posts have vectors (model {})",
+        "embedded {} posts in {} segments ({} of them read from the vector store; {} segments already had vectors); {} of {} searchable posts have vectors (model {})",
         summary.report.docs_embedded,
+        summary.report.docs_from_store,
         summary.report.segments_embedded,
         summary.report.segments_loaded,
         summary.embedded,

@@ -213,7 +213,7 @@ pub fn run(global: &GlobalArgs, args: RelevanceArgs) -> anyhow::Result<()> {
     }
     // The server's search: with the semantic leg unless `semantic_model = "off"`, every
     // segment embedded first.
-    if let Some(semantic) = forumdex_api::app::semantic_leg(&settings, storage.data_dir()) {
+    if let Some(semantic) = forumdex_api::app::semantic_leg(&settings, &storage) {
         semantic
             .embed_missing(&indexes, &mut |_| {})
             .context("embedding posts")?;

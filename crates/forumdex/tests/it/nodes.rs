@@ -519,6 +519,33 @@ fn a_new_node_starts_from_a_copy_of_another_nodes_indexes_and_catches_up() {
     }
 }
 
+/// Each post is embedded once per deployment: node B, with its own indexes of the shared
+/// corpus, reads from PostgreSQL every vector node A made.
+#[test]
+fn two_nodes_share_one_embedding_of_each_post() {
+    let cluster = Cluster::new(&redis_url());
+    cluster.import_with(
+        "a",
+        &corpus_lines(101, 130, (120, "quokkaphile")),
+        &["--index"],
+    );
+    cluster.cli("b", &["reindex"]);
+    let first = cluster.cli("a", &["embed"]);
+    assert_eq!(first["docs_embedded"], 30, "{first}");
+    assert_eq!(first["docs_from_store"], 0, "{first}");
+    let second = cluster.cli("b", &["embed"]);
+    assert_eq!(second["docs_embedded"], 30, "{second}");
+    assert_eq!(
+        second["docs_from_store"], 30,
+        "every vector read from PostgreSQL: {second}"
+    );
+    assert_eq!(second["embedded"], second["docs"], "{second}");
+    assert!(
+        !cluster.data("b").join("vectors.sqlite").exists(),
+        "nothing kept in the node's folder but its segment tables"
+    );
+}
+
 #[test]
 fn redis_or_postgres_down_is_a_503_charging_nothing_and_service_resumes_without_a_restart() {
     let postgres = forumdex_testkit::postgres::PrivatePostgres::start().expect("PostgreSQL");
