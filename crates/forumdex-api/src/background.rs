@@ -141,6 +141,7 @@ async fn embed_posts(app: Arc<App>) {
                     tracing::info!(
                         segments_embedded = report.segments_embedded,
                         docs_embedded = report.docs_embedded,
+                        docs_from_store = report.docs_from_store,
                         segments_loaded = report.segments_loaded,
                         "post vectors ready"
                     );
