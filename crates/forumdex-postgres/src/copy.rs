@@ -1,6 +1,6 @@
 //! `forumdex db copy --from DIR`: copies the databases of an embedded data folder (the
 //! corpus with its sequences, the accounts, keys, allowlists, ledger and the dashboard's
-//! tables) into the PostgreSQL database, row for row and with the same ids, so a deployment
+//! tables, the post vectors) into the PostgreSQL database, row for row and with the same ids, so a deployment
 //! moves without losing or renumbering anything.
 //!
 //! The tables have the same names and columns on both sides (instants as Unix
@@ -62,6 +62,10 @@ const CORPUS_TABLES: &[&str] = &[
     "topic_merit_senders",
 ];
 
+/// The tables copied from the embedded post vectors: the deployment's nodes read them
+/// instead of embedding every post again.
+const VECTOR_TABLES: &[&str] = &["post_vectors"];
+
 /// Why a copy stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum CopyError {
@@ -99,13 +103,14 @@ impl From<postgres::Error> for CopyError {
 pub type CopyCounts = BTreeMap<String, u64>;
 
 /// Copies the embedded databases of `data_dir` that exist (`accounts.sqlite`,
-/// `corpus.sqlite`) into the database of `pool`, whose schema must be this binary's.
+/// `corpus.sqlite`, `vectors.sqlite`) into the database of `pool`, whose schema must be this binary's.
 pub fn copy_embedded(data_dir: &Path, pool: &PgPool) -> Result<CopyCounts, CopyError> {
     schema::check(pool)?;
     let mut counts = CopyCounts::new();
     for (file, tables) in [
         ("accounts.sqlite", ACCOUNT_TABLES),
         ("corpus.sqlite", CORPUS_TABLES),
+        ("vectors.sqlite", VECTOR_TABLES),
     ] {
         let path = data_dir.join(file);
         if !path.is_file() {

@@ -277,8 +277,8 @@ impl Storage {
     }
 
     /// `forumdex db copy --from DIR`: copies the embedded data folder `from` (its corpus
-    /// with the sequences, accounts, keys, ledger and the dashboard's tables, and the
-    /// image objects its corpus records) into the PostgreSQL database and this
+    /// with the sequences, accounts, keys, ledger and the dashboard's tables, its post
+    /// vectors, and the image objects its corpus records) into the PostgreSQL database and this
     /// deployment's image store. Safe to run again: what is there already is kept.
     /// Returns the rows or objects copied, by table (`image_files` for the objects).
     pub fn copy_from_embedded(&self, from: &Path) -> anyhow::Result<CopyCounts> {

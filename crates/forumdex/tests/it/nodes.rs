@@ -671,6 +671,7 @@ fn an_embedded_deployment_copied_into_postgres_serves_the_same_answers() {
         imported["images_cached"].as_u64().unwrap() > 0,
         "{imported}"
     );
+    let embedded_vectors = run(&["embed"]);
     let account = run(&[
         "accounts",
         "create",
@@ -692,7 +693,12 @@ fn an_embedded_deployment_copied_into_postgres_serves_the_same_answers() {
     cluster.env.extend(store.env());
     let from = embedded.to_str().unwrap();
     let copied = cluster.cli("p", &["db", "copy", "--from", from]);
-    for (table, at_least) in [("post_versions", 400), ("accounts", 1), ("api_keys", 1)] {
+    for (table, at_least) in [
+        ("post_versions", 400),
+        ("accounts", 1),
+        ("api_keys", 1),
+        ("post_vectors", 400),
+    ] {
         assert!(
             copied[table].as_u64().unwrap() >= at_least,
             "{table}: {copied}"
@@ -709,6 +715,17 @@ fn an_embedded_deployment_copied_into_postgres_serves_the_same_answers() {
     assert_eq!(copied_again, 0, "a second copy copies nothing: {again}");
     let shown = cluster.cli("p", &["accounts", "show", &account.to_string()]);
     assert_eq!(shown["credits"], 50);
+    // The vectors came along: the new deployment's node embeds no post again.
+    cluster.cli("p", &["reindex"]);
+    let vectors = cluster.cli("p", &["embed"]);
+    assert_eq!(
+        vectors["docs_from_store"], vectors["docs_embedded"],
+        "{vectors}"
+    );
+    assert_eq!(
+        vectors["embedded"], embedded_vectors["embedded"],
+        "{vectors}"
+    );
 
     let before = ServeProcess::start(&embedded);
     let after = cluster.serve("p", &[]);
