@@ -37,22 +37,35 @@ pub async fn readyz(State(app): State<Arc<App>>) -> Result<Json<Value>, ApiError
     })))
 }
 
-/// The semantic leg: its model and how much of the searchable corpus has vectors (`null`
-/// when search is lexical only). Readiness does not wait for it: until a segment is
-/// embedded, its posts are found by the lexical leg only.
+/// The semantic leg: the model that serves and how much of the searchable corpus has its
+/// vectors, and during a model change (`changing_to`, else `null`) the new model and how
+/// far its vectors are made (`null` when search is lexical only). Readiness does not wait
+/// for it: until a segment is embedded, its posts are found by the lexical leg only.
 fn semantic_status(app: &App) -> Value {
-    match app.search.semantic() {
-        Some(semantic) => {
-            let coverage = semantic.coverage(&app.search);
-            json!({
-                "model": semantic.model().version(),
-                "docs": coverage.docs,
-                "embedded": coverage.embedded,
-                "coverage": (coverage.share() * 1e4).round() / 1e4,
-            })
-        }
-        None => Value::Null,
-    }
+    let Some(semantic) = app.search.semantic() else {
+        return Value::Null;
+    };
+    let serving = semantic.serving();
+    let coverage = serving.coverage(&app.search);
+    let changing_to = semantic.change(&app.search).map(|change| {
+        json!({
+            "model": change.model,
+            "embedded": change.coverage.embedded,
+            "coverage": rounded(change.coverage.share()),
+        })
+    });
+    json!({
+        "model": serving.model().version(),
+        "docs": coverage.docs,
+        "embedded": coverage.embedded,
+        "coverage": rounded(coverage.share()),
+        "changing_to": changing_to,
+    })
+}
+
+/// A share to four decimals.
+fn rounded(share: f64) -> f64 {
+    (share * 1e4).round() / 1e4
 }
 
 /// Prometheus text format.
@@ -72,7 +85,7 @@ fn semantic_metrics(app: &App) -> String {
         return String::new();
     };
     let coverage = semantic.coverage(&app.search);
-    format!(
+    let mut text = format!(
         "# HELP forumdex_semantic_docs Searchable posts (every index).\n\
          # TYPE forumdex_semantic_docs gauge\n\
          forumdex_semantic_docs {}\n\
@@ -80,5 +93,15 @@ fn semantic_metrics(app: &App) -> String {
          # TYPE forumdex_semantic_docs_embedded gauge\n\
          forumdex_semantic_docs_embedded {}\n",
         coverage.docs, coverage.embedded
-    )
+    );
+    if let Some(change) = semantic.change(&app.search) {
+        text += &format!(
+            "# HELP forumdex_semantic_next_docs_embedded During a model change, searchable \
+             posts that have the new model's vectors.\n\
+             # TYPE forumdex_semantic_next_docs_embedded gauge\n\
+             forumdex_semantic_next_docs_embedded {}\n",
+            change.coverage.embedded
+        );
+    }
+    text
 }

@@ -110,8 +110,14 @@ async fn a_question_in_other_words_is_answered_by_the_semantic_leg() {
         (&json!(3), &json!(3), &json!(1.0)),
         "{ready}"
     );
+    assert_eq!(
+        semantic["changing_to"],
+        Value::Null,
+        "no model change: {ready}"
+    );
     let metrics = app.get("/metrics", None).await.text().await.unwrap();
     assert!(metrics.contains("forumdex_semantic_docs 3\n"), "{metrics}");
+    assert!(!metrics.contains("forumdex_semantic_next"), "{metrics}");
     assert!(
         metrics.contains("forumdex_semantic_docs_embedded 3\n"),
         "{metrics}"

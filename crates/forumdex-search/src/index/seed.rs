@@ -68,6 +68,18 @@ fn copy_once(from: &Path, staging: &Path) -> Result<Result<i64, String>, SearchE
     std::fs::create_dir_all(staging).map_err(|e| io_error(staging, e))?;
     std::fs::copy(from.join(STATE_FILE), staging.join(STATE_FILE))
         .map_err(|e| io_error(&from.join(STATE_FILE), e))?;
+    // The model the source's vectors were made with, so they serve here too when this
+    // node runs another model, until that model's vectors are made.
+    let model = from.join(crate::semantic::generation::MODEL_FILE);
+    if model.is_file()
+        && let Err(err) = std::fs::copy(
+            &model,
+            staging.join(crate::semantic::generation::MODEL_FILE),
+        )
+        && err.kind() != std::io::ErrorKind::NotFound
+    {
+        return Err(io_error(&model, err));
+    }
     let entries = std::fs::read_dir(from).map_err(|e| io_error(from, e))?;
     for entry in entries {
         let index = entry.map_err(|e| io_error(from, e))?.path();

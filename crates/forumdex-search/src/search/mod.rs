@@ -67,7 +67,7 @@ pub use rerank::ANSWER_BOOST;
 
 use crate::SearchError;
 use crate::index::{Fields, LangIndex, SearchIndexes};
-use crate::semantic::Semantic;
+use crate::semantic::Generation;
 use named::NamedTopics;
 use near_duplicates::Shingles;
 use nearest::Near;
@@ -269,10 +269,11 @@ pub fn search(
         .iter()
         .take_while(|c| c.tier.missing_words == 0)
         .count();
-    let semantic = match indexes.semantic() {
-        Some(semantic) if wants_semantic(&query_words, factors, complete) => {
+    let serving = indexes.semantic().map(|semantic| semantic.serving());
+    let semantic = match &serving {
+        Some(serving) if wants_semantic(&query_words, factors, complete) => {
             let named = NamedTopics::of(&targets, &fields, &query_words)?;
-            semantic_leg(semantic, &targets, &fields, request, &query_words, &named)?
+            semantic_leg(serving, &targets, &fields, request, &query_words, &named)?
                 .map(|near| (near, named))
         }
         _ => None,
@@ -294,10 +295,10 @@ pub fn search(
         None => (best.iter().map(|c| Pick::Lexical(*c)).collect(), 0),
     };
     let hybrid = semantic.is_some();
-    let version = match indexes.semantic().filter(|_| hybrid) {
-        Some(semantic) => format!(
+    let version = match serving.filter(|_| hybrid) {
+        Some(serving) => format!(
             "{RANKING_MODEL_VERSION}+{}+{FUSION_VERSION}",
-            semantic.model().version()
+            serving.model().version()
         ),
         None => RANKING_MODEL_VERSION.to_owned(),
     };
@@ -649,7 +650,7 @@ fn wants_semantic(words: &[QueryWord], factors: Factors, complete: usize) -> boo
 /// The semantic leg's hits for `request` (nearest first), or `None` when the model knows no
 /// word of the query; `query_words` were read from it ([`NamedTopics::without_names`]).
 fn semantic_leg(
-    semantic: &Semantic,
+    semantic: &Generation,
     targets: &[Target],
     fields: &Fields,
     request: &SearchRequest,

@@ -24,7 +24,7 @@ use crate::SearchError;
 use crate::index::Fields;
 use crate::semantic::model::dot;
 use crate::semantic::vectors::{SegmentVectors, sign_bits};
-use crate::semantic::{Embedding, Semantic};
+use crate::semantic::{Embedding, Generation};
 
 /// Threads one search's scan may use at most.
 pub const SCAN_THREADS: usize = 2;
@@ -306,7 +306,7 @@ impl Ord for Kept {
 pub(super) fn nearest(
     targets: &[Target],
     fields: &Fields,
-    semantic: &Semantic,
+    semantic: &Generation,
     query: &SemanticQuery,
     filter: Filter<'_>,
     named: &NamedTopics,

@@ -4,10 +4,14 @@
 //!
 //! - [`tokenizer`]: the words a text is embedded from (tokenizer v1).
 //! - [`model`]: the model file and the embedding of a text.
+//! - [`generation`]: a model and the tables made with it; the model a data folder's
+//!   tables were made with is recorded there, so a model change keeps them serving until
+//!   the new model's are made.
 //! - [`vectors`]: the vectors of every segment, kept beside the index and, post by post,
 //!   with the corpus (`forumdex_corpus::VectorStore`: each post embedded once per
 //!   deployment); [`Semantic::embed_missing`] is the embedding job.
 
+pub mod generation;
 pub mod model;
 pub mod tokenizer;
 pub mod vectors;
@@ -18,8 +22,9 @@ use std::sync::{Arc, Mutex};
 
 use forumdex_corpus::VectorStore;
 
+pub use generation::Generation;
 pub use model::{Embedding, SemanticModel};
-pub use vectors::{Coverage, EmbedReport, Semantic};
+pub use vectors::{Coverage, EmbedReport, ModelChange, Semantic};
 
 /// The model this source tree ships (`semantic-model/fdxsem1.bin`), used when the
 /// `semantic_model` setting names no other file.

@@ -17,6 +17,8 @@ const HEADER: usize = 32;
 /// A loaded model.
 pub struct SemanticModel {
     rows: HashMap<String, u32>,
+    /// The vocabulary as the file holds it (for [`SemanticModel::to_bytes`]).
+    vocab: String,
     dim: usize,
     matrix: Vec<i8>,
     scales: Vec<f32>,
@@ -96,6 +98,7 @@ impl SemanticModel {
         };
         let digest = Sha256::digest(bytes);
         Ok(Self {
+            vocab: vocab.to_owned(),
             rows: list
                 .iter()
                 .enumerate()
@@ -122,6 +125,31 @@ impl SemanticModel {
     /// this model are labelled with.
     pub fn version(&self) -> &str {
         &self.version
+    }
+
+    /// The model file this model was read from, in format 1: byte for byte the same for
+    /// every file this build reads and writes (a file with other padding or flag bits gives
+    /// other bytes, so the caller compares the [`SemanticModel::version`] of what it wrote).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        for value in [
+            FORMAT_VERSION,
+            TOKENIZER_VERSION,
+            self.dim as u32,
+            self.scales.len() as u32,
+            u32::from(self.center.is_some()),
+            self.vocab.len() as u32,
+        ] {
+            out.extend(value.to_le_bytes());
+        }
+        out.extend(self.vocab.as_bytes());
+        out.resize(out.len() + (4 - self.vocab.len() % 4) % 4, 0);
+        out.extend(self.matrix.iter().map(|&c| c as u8));
+        let floats = self.scales.iter().chain(self.center.iter().flatten());
+        for value in floats {
+            out.extend(value.to_le_bytes());
+        }
+        out
     }
 
     /// Components per vector.
@@ -262,6 +290,16 @@ mod tests {
         let ru = model.embed_quantised("Кошелек").expect("known");
         let cosine = dot(&en.codes, &ru.codes) as f32 * en.scale * ru.scale;
         assert!(cosine > 0.99, "{cosine}");
+    }
+
+    #[test]
+    fn a_model_gives_back_the_file_it_was_read_from() {
+        let file = encode(&["wallet", "payout"], &[vec![1.0, 0.5], vec![0.0, 2.0]]);
+        let model = SemanticModel::from_bytes(&file).expect("valid");
+        assert_eq!(model.to_bytes(), file);
+        let bundled = std::fs::read(crate::semantic::bundled_model_path()).expect("shipped");
+        let model = SemanticModel::from_bytes(&bundled).expect("valid");
+        assert!(model.to_bytes() == bundled, "the bundled model's bytes");
     }
 
     #[test]

@@ -3,10 +3,11 @@
 //! for as long as the segment lives; deletions and takedowns are applied at search time as
 //! for lexical hits (the segment's alive bitset, [`crate::search`]'s filters).
 //!
-//! A table is kept in memory and in `<data>/search/<key>/semantic/<segment>.fdxvec`, so a
-//! restart, or a node seeded with a copy of another's indexes, loads it instead of embedding
-//! again. A table made with another model is ignored and made again. Tables of segments a
-//! merge removed are dropped from memory and disk by the next [`Semantic::embed_missing`].
+//! A table is kept in memory and in `<data>/search/<key>/semantic/<segment>.<model>.fdxvec`,
+//! so a restart, or a node seeded with a copy of another's indexes, loads it instead of
+//! embedding again. When the model changes, the earlier model's tables keep serving until
+//! the new model's cover every segment ([`super::generation`]). Tables of segments a merge
+//! removed are dropped from memory and disk by the next [`Semantic::embed_missing`].
 //!
 //! Each post's vector is also kept with the corpus ([`VectorStore`], by model version, post
 //! and digest of the text embedded: [`Semantic::with_store`]). A segment's table is made
@@ -22,7 +23,7 @@
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use forumdex_corpus::vectors::TEXT_DIGEST_BYTES;
@@ -32,6 +33,7 @@ use tantivy::index::SegmentId;
 use tantivy::schema::Value;
 use tantivy::{SegmentReader, TantivyDocument};
 
+use super::generation::{self, Generation};
 use super::model::SemanticModel;
 use crate::SearchError;
 use crate::index::{Fields, LangIndex, SearchIndexes};
@@ -183,29 +185,77 @@ impl Coverage {
     }
 }
 
-/// The semantic model and the vectors of every segment of a node's indexes.
+/// The semantic model and the vectors of every segment of a node's indexes: the
+/// generation that serves and, during a model change, the one being made
+/// ([`super::generation`]).
 pub struct Semantic {
-    model: Arc<SemanticModel>,
     root: PathBuf,
-    tables: RwLock<HashMap<(String, SegmentId), Arc<SegmentVectors>>>,
+    generations: RwLock<Generations>,
+    /// Whether the next pass first tidies the table files of other models (the first pass
+    /// of a process, and the one after a switch).
+    tidy: AtomicBool,
+    /// Whether `<root>/semantic-model.fdxsem` holds the serving model.
+    recorded: AtomicBool,
     store: Option<Arc<dyn VectorStore>>,
+}
+
+/// The serving generation and the one a model change is making.
+struct Generations {
+    serving: Arc<Generation>,
+    next: Option<Arc<Generation>>,
+}
+
+/// The model a [`Semantic`] is changing to, and how far its vectors are made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelChange {
+    /// The new model's version.
+    pub model: String,
+    /// How much of the searchable corpus has its vectors.
+    pub coverage: Coverage,
 }
 
 impl std::fmt::Debug for Semantic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let generations = self.generations.read().expect("not poisoned");
         f.debug_struct("Semantic")
-            .field("model", &self.model)
+            .field("serving", &generations.serving)
+            .field("next", &generations.next)
             .finish_non_exhaustive()
     }
 }
 
 impl Semantic {
-    /// The vectors of the indexes under `<data_dir>/search`, made with `model`.
+    /// The vectors of the indexes under `<data_dir>/search`, made with `model`. When the
+    /// folder's tables were made with another model, recorded there, that model serves
+    /// until `model`'s tables cover every segment ([`Semantic::embed_missing`] makes them).
     pub fn new(model: impl Into<Arc<SemanticModel>>, data_dir: &Path) -> Self {
+        let model = model.into();
+        let root = data_dir.join("search");
+        let recorded = generation::recorded_model(&root);
+        let is_recorded = recorded.is_some();
+        let generations = match recorded {
+            Some(earlier) if earlier.version() != model.version() => {
+                tracing::info!(
+                    serving = earlier.version(),
+                    next = model.version(),
+                    "the semantic model changed: the earlier model's vectors serve until the \
+                     new model's are made"
+                );
+                Generations {
+                    serving: Arc::new(Generation::new(Arc::new(earlier))),
+                    next: Some(Arc::new(Generation::new(model))),
+                }
+            }
+            _ => Generations {
+                serving: Arc::new(Generation::new(model)),
+                next: None,
+            },
+        };
         Self {
-            model: model.into(),
-            root: data_dir.join("search"),
-            tables: RwLock::new(HashMap::new()),
+            root,
+            generations: RwLock::new(generations),
+            tidy: AtomicBool::new(true),
+            recorded: AtomicBool::new(is_recorded),
             store: None,
         }
     }
@@ -219,39 +269,35 @@ impl Semantic {
         }
     }
 
-    /// The model.
-    pub fn model(&self) -> &SemanticModel {
-        &self.model
+    /// The generation searches use now: one query takes its model and tables together.
+    pub fn serving(&self) -> Arc<Generation> {
+        Arc::clone(&self.generations.read().expect("not poisoned").serving)
     }
 
-    /// The table of segment `id` of index `key`, when it is embedded.
-    pub fn table(&self, key: &str, id: SegmentId) -> Option<Arc<SegmentVectors>> {
-        self.tables
-            .read()
-            .expect("not poisoned")
-            .get(&(key.to_owned(), id))
-            .cloned()
+    fn next(&self) -> Option<Arc<Generation>> {
+        self.generations.read().expect("not poisoned").next.clone()
     }
 
-    /// How much of what `indexes` can return has vectors now.
+    /// How much of what `indexes` can return has vectors that serve now.
     pub fn coverage(&self, indexes: &SearchIndexes) -> Coverage {
-        let mut coverage = Coverage::default();
-        for index in indexes.all() {
-            for segment in index.reader.searcher().segment_readers() {
-                let docs = u64::from(segment.num_docs());
-                coverage.docs += docs;
-                if self.table(&index.key, segment.segment_id()).is_some() {
-                    coverage.embedded += docs;
-                }
-            }
-        }
-        coverage
+        self.serving().coverage(indexes)
+    }
+
+    /// The model being changed to while an earlier one serves, and its coverage.
+    pub fn change(&self, indexes: &SearchIndexes) -> Option<ModelChange> {
+        self.next().map(|next| ModelChange {
+            model: next.model().version().to_owned(),
+            coverage: next.coverage(indexes),
+        })
     }
 
     /// Gives every segment of `indexes` its table: read from disk when a valid one is
     /// there, else embedded (largest share of the corpus first is not needed: segments are
-    /// taken as they come, and each is usable as soon as it is done). `progress` is told the
-    /// documents of each segment embedded. Tables of segments that are gone are dropped.
+    /// taken as they come, and each is usable as soon as it is done). During a model change
+    /// the serving model's tables come first (a merged segment must keep serving), then the
+    /// new model's; once those cover every segment, the new model serves and the earlier
+    /// model's files are removed. `progress` is told the documents of each segment
+    /// embedded. Tables of segments that are gone are dropped.
     pub fn embed_missing(
         &self,
         indexes: &SearchIndexes,
@@ -277,28 +323,75 @@ impl Semantic {
         max_docs: u32,
         progress: &mut dyn FnMut(u64),
     ) -> Result<EmbedReport, SearchError> {
+        if self.tidy.swap(false, Ordering::AcqRel) {
+            let (serving, next) = (self.serving(), self.next());
+            let keep: Vec<&SemanticModel> = std::iter::once(serving.model())
+                .chain(next.as_deref().map(Generation::model))
+                .collect();
+            generation::remove_other_models(&self.root, &keep)?;
+        }
         let mut report = EmbedReport::default();
-        let mut live: HashSet<(String, SegmentId)> = HashSet::new();
+        let generations: Vec<Arc<Generation>> =
+            std::iter::once(self.serving()).chain(self.next()).collect();
+        for generation in &generations {
+            self.fill(generation, indexes, max_docs, &mut report, progress)?;
+        }
         for index in indexes.all() {
+            let live: HashSet<(String, SegmentId)> = index
+                .reader
+                .searcher()
+                .segment_readers()
+                .iter()
+                .map(|segment| (index.key.clone(), segment.segment_id()))
+                .collect();
+            report.segments_dropped += generations[0].retain(&index.key, &live);
+            for generation in &generations[1..] {
+                generation.retain(&index.key, &live);
+            }
+            self.remove_gone_files(&index, &live);
+        }
+        if let Some(next) = generations.get(1)
+            && next.covers(indexes)
+        {
+            self.switch_to(next)?;
+        }
+        if !self.recorded.load(Ordering::Acquire) {
+            generation::record_model(&self.root, self.serving().model())?;
+            self.recorded.store(true, Ordering::Release);
+        }
+        Ok(report)
+    }
+
+    /// Gives the segments of `indexes` their tables of `generation` (see [`Semantic::pass`]).
+    fn fill(
+        &self,
+        generation: &Generation,
+        indexes: &SearchIndexes,
+        max_docs: u32,
+        report: &mut EmbedReport,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<(), SearchError> {
+        for index in indexes.all() {
+            let folder = self.root.join(&index.key).join(FOLDER);
             let searcher = index.reader.searcher();
             for segment in searcher.segment_readers() {
                 let key = (index.key.clone(), segment.segment_id());
-                live.insert(key.clone());
-                if self.tables.read().expect("not poisoned").contains_key(&key) {
+                if generation.has(&key) {
                     continue;
                 }
-                let path = self.file_of(&index.key, segment.segment_id());
+                let path = generation.file_of(&folder, segment.segment_id());
                 if segment.max_doc() > max_docs && !path.is_file() {
                     continue;
                 }
-                let table = match self.load(&path, segment) {
+                let table = match load(&path, generation.model(), segment) {
                     Some(table) => {
                         report.segments_loaded += 1;
                         table
                     }
                     None => {
-                        let (table, from_store) = self.embed_segment(indexes.fields(), segment)?;
-                        save(&path, &table.encode(self.model.version()))?;
+                        let (table, from_store) =
+                            self.embed_segment(generation.model(), indexes.fields(), segment)?;
+                        save(&path, &table.encode(generation.model().version()))?;
                         report.segments_embedded += 1;
                         report.docs_embedded += u64::from(segment.max_doc());
                         report.docs_from_store += from_store;
@@ -306,48 +399,58 @@ impl Semantic {
                         table
                     }
                 };
-                self.tables
-                    .write()
-                    .expect("not poisoned")
-                    .insert(key, Arc::new(table));
+                generation.insert(key, table);
             }
-            report.segments_dropped += self.drop_gone(&index, &live)?;
         }
-        Ok(report)
+        Ok(())
     }
 
-    /// Documents of `indexes` in segments that have no table yet.
+    /// Makes `next` the serving generation (when it still is the one being made): its model
+    /// is recorded first, then it serves, then the earlier model's files are removed.
+    fn switch_to(&self, next: &Arc<Generation>) -> Result<(), SearchError> {
+        let mut generations = self.generations.write().expect("not poisoned");
+        if !generations
+            .next
+            .as_ref()
+            .is_some_and(|n| Arc::ptr_eq(n, next))
+        {
+            return Ok(());
+        }
+        generation::record_model(&self.root, next.model())?;
+        tracing::info!(
+            from = generations.serving.model().version(),
+            to = next.model().version(),
+            "the new semantic model's vectors cover every segment: it serves now"
+        );
+        generations.serving = Arc::clone(next);
+        generations.next = None;
+        self.recorded.store(true, Ordering::Release);
+        self.tidy.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// Documents of `indexes` that have no table yet, of the serving model and of the one a
+    /// model change is making.
     pub fn missing_docs(&self, indexes: &SearchIndexes) -> u64 {
-        let coverage = self.coverage(indexes);
-        coverage.docs - coverage.embedded
+        std::iter::once(self.serving())
+            .chain(self.next())
+            .map(|generation| {
+                let coverage = generation.coverage(indexes);
+                coverage.docs - coverage.embedded
+            })
+            .sum()
     }
 
-    fn file_of(&self, key: &str, id: SegmentId) -> PathBuf {
-        self.root
-            .join(key)
-            .join(FOLDER)
-            .join(format!("{}.fdxvec", id.uuid_string()))
-    }
-
-    fn load(&self, path: &Path, segment: &SegmentReader) -> Option<SegmentVectors> {
-        let bytes = std::fs::read(path).ok()?;
-        SegmentVectors::decode(
-            &bytes,
-            self.model.version(),
-            self.model.dim(),
-            segment.max_doc() as usize,
-        )
-    }
-
-    /// Gives every document of `segment` its vector (deleted ones too: document IDs stay
-    /// aligned), from the store where it has it, else embedded (and written to the store);
-    /// also returns how many came from the store.
+    /// Gives every document of `segment` its vector of `model` (deleted ones too: document
+    /// IDs stay aligned), from the store where it has it, else embedded (and written to the
+    /// store); also returns how many came from the store.
     fn embed_segment(
         &self,
+        model: &SemanticModel,
         fields: &Fields,
         segment: &SegmentReader,
     ) -> Result<(SegmentVectors, u64), SearchError> {
-        let dim = self.model.dim();
+        let dim = model.dim();
         let docs = segment.max_doc() as usize;
         let mut table = TableBuilder {
             dim,
@@ -377,81 +480,21 @@ impl Semantic {
                 document,
             });
             if batch.len() == STORE_BATCH {
-                from_store += self.embed_batch(&mut batch, &mut store, &mut table);
+                from_store += embed_batch(model, &mut batch, &mut store, &mut table);
             }
         }
-        from_store += self.embed_batch(&mut batch, &mut store, &mut table);
+        from_store += embed_batch(model, &mut batch, &mut store, &mut table);
         Ok((
             SegmentVectors::new(dim, table.codes, table.scales),
             from_store,
         ))
     }
 
-    /// Gives the documents of `batch` their vectors (emptying it): those `store` has are
-    /// read, the others embedded and written to it. A store that fails is warned about and
-    /// set aside (`None`) for the rest of the segment. Returns how many the store had.
-    fn embed_batch(
-        &self,
-        batch: &mut Vec<Pending>,
-        store: &mut Option<&dyn VectorStore>,
-        table: &mut TableBuilder,
-    ) -> u64 {
-        let model = self.model.version();
-        let keys: Vec<VectorKey> = batch.iter().map(|pending| pending.key).collect();
-        let mut known = HashMap::new();
-        if let Some(shared) = *store {
-            match shared.vectors(model, &keys) {
-                Ok(vectors) => known = vectors,
-                Err(err) => *store = set_aside(shared, &err),
-            }
-        }
-        let mut from_store = 0;
-        let mut new = Vec::new();
-        for pending in batch.drain(..) {
-            if let Some((codes, scale)) = known
-                .get(&pending.key)
-                .and_then(|bytes| decode_vector(bytes, table.dim))
-            {
-                table.set_stored(pending.doc, codes, scale);
-                from_store += 1;
-                continue;
-            }
-            let (codes, scale) = match self.model.embed_quantised(&pending.document) {
-                Some(embedding) => (embedding.codes, embedding.scale),
-                None => (vec![0; table.dim], 0.0),
-            };
-            table.set(pending.doc, &codes, scale);
-            if store.is_some() {
-                new.push((pending.key, encode_vector(&codes, scale)));
-            }
-        }
-        if let Some(shared) = *store
-            && !new.is_empty()
-            && let Err(err) = shared.put_vectors(model, &new)
-        {
-            *store = set_aside(shared, &err);
-        }
-        from_store
-    }
-
-    /// Forgets the tables of `index`'s segments that are not `live`, in memory and on disk.
-    fn drop_gone(
-        &self,
-        index: &LangIndex,
-        live: &HashSet<(String, SegmentId)>,
-    ) -> Result<u64, SearchError> {
-        let mut tables = self.tables.write().expect("not poisoned");
-        let before = tables.len();
-        tables.retain(|key, _| key.0 != index.key || live.contains(key));
-        let dropped = (before - tables.len()) as u64;
-        drop(tables);
+    /// Removes the table files (of any model), and those being written
+    /// (`<segment>.<model>.<writer>.tmp`), of `index`'s segments that are not `live`.
+    fn remove_gone_files(&self, index: &LangIndex, live: &HashSet<(String, SegmentId)>) {
         let folder = self.root.join(&index.key).join(FOLDER);
-        let segments: HashSet<String> = live
-            .iter()
-            .filter(|(key, _)| *key == index.key)
-            .map(|(_, id)| id.uuid_string())
-            .collect();
-        // A table, or one being written (`<segment>.<writer>.tmp`), of a segment that is gone.
+        let segments: HashSet<String> = live.iter().map(|(_, id)| id.uuid_string()).collect();
         if let Ok(entries) = std::fs::read_dir(&folder) {
             for entry in entries.flatten() {
                 let name = entry.file_name().to_string_lossy().into_owned();
@@ -461,8 +504,79 @@ impl Semantic {
                 }
             }
         }
-        Ok(dropped)
     }
+}
+
+/// The table of `segment` in the file at `path`, when it was made with `model`.
+fn load(path: &Path, model: &SemanticModel, segment: &SegmentReader) -> Option<SegmentVectors> {
+    let bytes = std::fs::read(path).ok()?;
+    SegmentVectors::decode(
+        &bytes,
+        model.version(),
+        model.dim(),
+        segment.max_doc() as usize,
+    )
+}
+
+/// The model version a table file says it was made with (its header only).
+pub(super) fn table_model(path: &Path) -> Option<String> {
+    let mut header = [0; 20 + 64];
+    let mut file = std::fs::File::open(path).ok()?;
+    let read = std::io::Read::read(&mut file, &mut header).ok()?;
+    let header = &header[..read];
+    if header.get(..8)? != MAGIC {
+        return None;
+    }
+    let length = u32::from_le_bytes(header.get(16..20)?.try_into().ok()?) as usize;
+    let version = header.get(20..20 + length)?;
+    String::from_utf8(version.to_vec()).ok()
+}
+
+/// Gives the documents of `batch` their vectors of `model` (emptying it): those `store`
+/// has are read, the others embedded and written to it. A store that fails is warned about
+/// and set aside (`None`) for the rest of the segment. Returns how many the store had.
+fn embed_batch(
+    model: &SemanticModel,
+    batch: &mut Vec<Pending>,
+    store: &mut Option<&dyn VectorStore>,
+    table: &mut TableBuilder,
+) -> u64 {
+    let version = model.version();
+    let keys: Vec<VectorKey> = batch.iter().map(|pending| pending.key).collect();
+    let mut known = HashMap::new();
+    if let Some(shared) = *store {
+        match shared.vectors(version, &keys) {
+            Ok(vectors) => known = vectors,
+            Err(err) => *store = set_aside(shared, &err),
+        }
+    }
+    let mut from_store = 0;
+    let mut new = Vec::new();
+    for pending in batch.drain(..) {
+        if let Some((codes, scale)) = known
+            .get(&pending.key)
+            .and_then(|bytes| decode_vector(bytes, table.dim))
+        {
+            table.set_stored(pending.doc, codes, scale);
+            from_store += 1;
+            continue;
+        }
+        let (codes, scale) = match model.embed_quantised(&pending.document) {
+            Some(embedding) => (embedding.codes, embedding.scale),
+            None => (vec![0; table.dim], 0.0),
+        };
+        table.set(pending.doc, &codes, scale);
+        if store.is_some() {
+            new.push((pending.key, encode_vector(&codes, scale)));
+        }
+    }
+    if let Some(shared) = *store
+        && !new.is_empty()
+        && let Err(err) = shared.put_vectors(version, &new)
+    {
+        *store = set_aside(shared, &err);
+    }
+    from_store
 }
 
 /// A document of a segment waiting for its vector.
@@ -548,7 +662,7 @@ pub fn sign_bits(components: &[i8]) -> u64 {
 /// Writes `bytes` to `path` whole (a temporary file, then a rename). The temporary file is
 /// the writer's own: the sync and the background job (or `forumdex embed` beside a server)
 /// may embed one segment at once, and each renames its own copy.
-fn save(path: &Path, bytes: &[u8]) -> Result<(), SearchError> {
+pub(super) fn save(path: &Path, bytes: &[u8]) -> Result<(), SearchError> {
     static WRITES: AtomicU64 = AtomicU64::new(0);
     let folder = path.parent().expect("a file in a folder");
     std::fs::create_dir_all(folder)?;

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use forumdex_corpus::{TakedownSet, VectorStore};
 use forumdex_search::SearchRequest;
-use forumdex_search::semantic::{Semantic, SemanticModel, model};
+use forumdex_search::semantic::{Semantic, SemanticModel, generation, model};
+use forumdex_search::{SearchIndexes, search};
 use forumdex_sqlite::SqliteVectorStore;
 use serde_json::json;
 
@@ -338,6 +339,9 @@ fn a_damaged_table_or_another_models_table_is_made_again() {
     let report = reopened.embed_missing(&world.indexes, &mut |_| {}).unwrap();
     assert_eq!(report.segments_embedded, 1, "the cut table: {report:?}");
 
+    // A folder whose model was never recorded (made before models were): its tables of
+    // another model cannot serve.
+    std::fs::remove_file(world.dir.path().join("search").join(generation::MODEL_FILE)).unwrap();
     let other = SemanticModel::from_bytes(&model::encode(&["payout"], &[vec![1.0, 0.5, 0.0, 0.0]]))
         .unwrap();
     let other = Semantic::new(other, world.dir.path());
@@ -345,6 +349,165 @@ fn a_damaged_table_or_another_models_table_is_made_again() {
     assert_eq!(
         report.segments_loaded, 0,
         "tables of another model: {report:?}"
+    );
+}
+
+/// [`tiny_model`] with its dimensions in another order: the same meanings, another model.
+fn reordered_model() -> SemanticModel {
+    let mut rows = vec![vec![0.0; 4]; 8];
+    for (row, axis) in rows.iter_mut().zip([3, 3, 3, 2, 2, 1, 1, 0]) {
+        row[axis] = 1.0;
+    }
+    let words = [
+        "payout",
+        "payment",
+        "выплата",
+        "late",
+        "delayed",
+        "wallet",
+        "кошелек",
+        "mining",
+    ];
+    SemanticModel::from_bytes(&model::encode(&words, &rows)).expect("a valid model")
+}
+
+/// The names of the table files of every index.
+fn table_files(world: &World) -> Vec<String> {
+    let mut names: Vec<String> = vector_folders(world)
+        .iter()
+        .flat_map(|folder| std::fs::read_dir(folder).unwrap().flatten())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_model_change_keeps_the_earlier_vectors_serving_until_the_new_ones_are_made() {
+    let world = world();
+    attach(&world);
+    let (earlier, new) = (tiny_model(), reordered_model());
+    let record = world.dir.path().join("search").join(generation::MODEL_FILE);
+    assert_eq!(
+        SemanticModel::open(&record).unwrap().version(),
+        earlier.version(),
+        "the folder records the model its vectors were made with"
+    );
+    let tables = table_files(&world);
+    assert!(!tables.is_empty());
+    assert!(
+        tables.iter().all(|t| t.contains(earlier.version())),
+        "{tables:?}"
+    );
+
+    // The node restarts with another model.
+    let indexes = SearchIndexes::open(world.dir.path()).unwrap();
+    let semantic = Arc::new(Semantic::new(reordered_model(), world.dir.path()));
+    indexes.attach_semantic(Arc::clone(&semantic));
+    assert_eq!(semantic.serving().model().version(), earlier.version());
+    let change = semantic.change(&indexes).expect("a change under way");
+    assert_eq!(change.model, new.version());
+    assert_eq!(change.coverage.embedded, 0);
+    let query = SearchRequest::new("is the payment delayed for everyone");
+    let mut while_made = Vec::new();
+    let report = semantic
+        .embed_missing(&indexes, &mut |_| {
+            let results = search(&indexes, &query).unwrap();
+            while_made.push((
+                results.hybrid,
+                results.hits[0].post_id,
+                results.hits[0].ranking_model_version.clone(),
+            ));
+        })
+        .unwrap();
+    assert_eq!(report.segments_loaded as usize, tables.len(), "{report:?}");
+    assert_eq!(
+        report.segments_embedded as usize,
+        tables.len(),
+        "{report:?}"
+    );
+    assert_eq!(while_made.len(), tables.len());
+    for (hybrid, first, version) in &while_made {
+        assert!(
+            hybrid,
+            "the earlier vectors serve while the new ones are made"
+        );
+        assert_eq!(*first, 1);
+        assert!(version.contains(earlier.version()), "{version}");
+    }
+
+    // Made for every segment: the new model serves, and the earlier one's files are gone.
+    assert!(semantic.change(&indexes).is_none());
+    assert_eq!(semantic.serving().model().version(), new.version());
+    assert_eq!(semantic.coverage(&indexes).share(), 1.0);
+    let results = search(&indexes, &query).unwrap();
+    assert!(results.hybrid);
+    assert_eq!(results.hits[0].post_id, 1);
+    assert!(
+        results.hits[0]
+            .ranking_model_version
+            .contains(new.version())
+    );
+    assert_eq!(
+        SemanticModel::open(&record).unwrap().version(),
+        new.version()
+    );
+    semantic.embed_missing(&indexes, &mut |_| {}).unwrap();
+    let after = table_files(&world);
+    assert_eq!(after.len(), tables.len());
+    assert!(after.iter().all(|t| t.contains(new.version())), "{after:?}");
+
+    // A restart with the new model reads its tables: nothing is embedded again.
+    let again = Semantic::new(reordered_model(), world.dir.path());
+    assert!(again.change(&indexes).is_none());
+    let report = again.embed_missing(&indexes, &mut |_| {}).unwrap();
+    assert_eq!(
+        (report.segments_embedded, report.segments_loaded as usize),
+        (0, tables.len())
+    );
+}
+
+#[test]
+fn tables_named_before_models_were_recorded_are_kept_when_their_model_serves() {
+    let world = world();
+    attach(&world);
+    let record = world.dir.path().join("search").join(generation::MODEL_FILE);
+    let unname = |world: &World| {
+        for folder in vector_folders(world) {
+            for entry in std::fs::read_dir(&folder).unwrap().flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let segment = name.split('.').next().unwrap();
+                std::fs::rename(entry.path(), folder.join(format!("{segment}.fdxvec"))).unwrap();
+            }
+        }
+        let _ = std::fs::remove_file(&record);
+    };
+    let tables = table_files(&world);
+    unname(&world);
+
+    let same = Semantic::new(tiny_model(), world.dir.path());
+    let report = same.embed_missing(&world.indexes, &mut |_| {}).unwrap();
+    assert_eq!(
+        (report.segments_embedded, report.segments_loaded as usize),
+        (0, tables.len())
+    );
+    assert_eq!(table_files(&world), tables, "named by their model again");
+    assert!(record.is_file());
+
+    // Another model's unnamed tables, with no record of the model: made again.
+    unname(&world);
+    let other = Semantic::new(reordered_model(), world.dir.path());
+    let report = other.embed_missing(&world.indexes, &mut |_| {}).unwrap();
+    assert_eq!(
+        (report.segments_embedded as usize, report.segments_loaded),
+        (tables.len(), 0)
+    );
+    let after = table_files(&world);
+    assert!(
+        after
+            .iter()
+            .all(|t| t.contains(reordered_model().version())),
+        "{after:?}"
     );
 }
 
@@ -369,7 +532,12 @@ fn first_segments(semantic: &Semantic, world: &World) -> u64 {
                 .searcher()
                 .segment_readers()
                 .iter()
-                .filter(|s| semantic.table(&index.key, s.segment_id()).is_some())
+                .filter(|s| {
+                    semantic
+                        .serving()
+                        .table(&index.key, s.segment_id())
+                        .is_some()
+                })
                 .count() as u64
         })
         .sum()
@@ -388,6 +556,14 @@ fn a_node_seeded_with_a_copy_of_the_indexes_gets_their_vectors_too() {
     assert_eq!(report.docs_embedded, 0, "{report:?}");
     assert!(report.segments_loaded >= 2, "{report:?}");
     assert_eq!(copy.coverage(&indexes).embedded, 4);
+
+    // A node seeded to run another model serves the source's vectors until its own are made.
+    let other = tempfile::tempdir().unwrap();
+    forumdex_search::SearchIndexes::seed_from(world.dir.path(), other.path()).unwrap();
+    let indexes = forumdex_search::SearchIndexes::open(other.path()).unwrap();
+    let changing = Semantic::new(reordered_model(), other.path());
+    assert_eq!(changing.serving().model().version(), tiny_model().version());
+    assert!(changing.change(&indexes).is_some());
 }
 
 /// Two nodes with their own indexes of one corpus and one vector store (as on PostgreSQL):

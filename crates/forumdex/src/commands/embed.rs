@@ -61,7 +61,7 @@ pub fn run(global: &GlobalArgs, _args: EmbedArgs) -> anyhow::Result<()> {
     bar.finish_and_clear();
     let coverage = semantic.coverage(&indexes);
     let summary = EmbedSummary {
-        model: semantic.model().version().to_owned(),
+        model: semantic.serving().model().version().to_owned(),
         report,
         docs: coverage.docs,
         embedded: coverage.embedded,
@@ -72,8 +72,8 @@ pub fn run(global: &GlobalArgs, _args: EmbedArgs) -> anyhow::Result<()> {
     println!(
         "embedded {} posts in {} segments ({} of them read from the vector store; {} segments already had vectors); {} of {} searchable posts have vectors (model {})",
         summary.report.docs_embedded,
-        summary.report.docs_from_store,
         summary.report.segments_embedded,
+        summary.report.docs_from_store,
         summary.report.segments_loaded,
         summary.embedded,
         summary.docs,

@@ -116,6 +116,50 @@ fn embed_makes_the_vectors_once() {
         second["segments_loaded"], first["segments_embedded"],
         "{second}"
     );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_forumdex"))
+        .arg("--data")
+        .arg(&data)
+        .arg("embed")
+        .env_remove("RUST_LOG")
+        .env_remove("FORUMDEX_DATA")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let said = String::from_utf8_lossy(&out.stdout);
+    let segments = first["segments_embedded"].as_u64().unwrap();
+    assert!(
+        said.starts_with(&format!(
+            "embedded 0 posts in 0 segments (0 of them read from the vector store; \
+             {segments} segments already had vectors)"
+        )),
+        "{said}"
+    );
+
+    // Another model: the earlier model's vectors are read (they serve until the new ones
+    // are made), the new model's made, and the new model serves at the end.
+    let model = dir.path().join("other.fdxsem");
+    std::fs::write(
+        &model,
+        forumdex_search::semantic::model::encode(
+            &["wallet", "bitcoin"],
+            &[vec![1.0, 0.0], vec![0.0, 1.0]],
+        ),
+    )
+    .unwrap();
+    let config = dir.path().join("other.toml");
+    std::fs::write(
+        &config,
+        format!("semantic_model = \"{}\"\n", model.display()),
+    )
+    .unwrap();
+    let changed = json_ok(&data, &["--config", config.to_str().unwrap(), "embed"]);
+    assert_ne!(changed["model"], first["model"], "{changed}");
+    assert_eq!(changed["segments_loaded"], segments, "{changed}");
+    assert_eq!(
+        changed["docs_embedded"], first["docs_embedded"],
+        "{changed}"
+    );
+    assert_eq!(changed["embedded"], changed["docs"], "{changed}");
 
     let config = dir.path().join("off.toml");
     std::fs::write(&config, "semantic_model = \"off\"\n").unwrap();
