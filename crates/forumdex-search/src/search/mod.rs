@@ -85,8 +85,8 @@ pub const RERANK_DEPTH: usize = 300;
 /// posts that cannot answer further down; 3: a named thread's posts ordered by the query
 /// without its naming words; 4: near duplicates of the posts before them last; 5: weekly
 /// reports are report forms; 6: a named thread's later posts first when the query asks how
-/// things stand).
-pub const FUSION_VERSION: &str = "rrf60-6";
+/// things stand; 7: a named thread's opening post as a leg of its own).
+pub const FUSION_VERSION: &str = "rrf60-7";
 /// Queries of this many words or more are natural language: the semantic leg runs.
 pub const SEMANTIC_MIN_WORDS: usize = 4;
 /// Hits returned.
@@ -647,6 +647,12 @@ fn wants_semantic(words: &[QueryWord], factors: Factors, complete: usize) -> boo
     words.len() >= SEMANTIC_MIN_WORDS || factors.answer_seeking || complete == 0
 }
 
+/// Whether the document at `address` of `target` is its topic's opening post.
+fn opens_topic(target: &Target, address: DocAddress) -> Result<bool, SearchError> {
+    let segment = target.searcher.segment_reader(address.segment_ord);
+    Ok(segment.fast_fields().u64("is_op")?.first(address.doc_id) == Some(1))
+}
+
 /// The semantic leg's hits for `request` (nearest first), or `None` when the model knows no
 /// word of the query; `query_words` were read from it ([`NamedTopics::without_names`]).
 fn semantic_leg(
@@ -709,6 +715,9 @@ fn picks_of_fusion(
         let (at, address) = place(f);
         if named.holds(at, address) {
             f.name();
+            if !asked.status && opens_topic(&targets[at], address)? {
+                f.open();
+            }
         }
     }
     fused.sort_by(fusion::order);
