@@ -169,10 +169,8 @@ pub(super) fn remove_other_models(root: &Path, keep: &[&SemanticModel]) -> Resul
             let name = entry.file_name().to_string_lossy().into_owned();
             let parts: Vec<&str> = name.split('.').collect();
             match parts.as_slice() {
-                [_, model, TABLE_EXTENSION] => {
-                    if !keep.iter().any(|k| k.version() == *model) {
-                        std::fs::remove_file(entry.path())?;
-                    }
+                [_, model, TABLE_EXTENSION] if !keep.iter().any(|k| k.version() == *model) => {
+                    std::fs::remove_file(entry.path())?;
                 }
                 [segment, TABLE_EXTENSION] => {
                     let made_with = super::vectors::table_model(&entry.path());
