@@ -37,6 +37,10 @@ pub trait VectorStore: Send + Sync {
     fn put_vectors(&self, model: &str, vectors: &[(VectorKey, Vec<u8>)])
     -> Result<u64, StoreError>;
 
+    /// Deletes the vectors of every model but those of `keep` (a retired model's: once no
+    /// node of the deployment serves it, nothing reads them); returns how many.
+    fn prune_vectors(&self, keep: &[&str]) -> Result<u64, StoreError>;
+
     /// Where the vectors are, for messages (a file, or PostgreSQL).
     fn location(&self) -> String;
 }

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use forumdex_corpus::{StoreError, VectorKey, VectorStore};
-use forumdex_sql::post_vectors::{put_vectors, vectors};
+use forumdex_sql::post_vectors::{prune_vectors, put_vectors, vectors};
 use forumdex_sql::{AnyDb, CellError, Failure};
 
 use crate::pool::{FromDb, PgError, PgPool};
@@ -53,6 +53,12 @@ impl VectorStore for PgVectorStore {
     fn put_vectors(&self, model: &str, new: &[(VectorKey, Vec<u8>)]) -> Result<u64, StoreError> {
         self.pool
             .with_sql(|db| put_vectors(db, model, new))
+            .map_err(failure)
+    }
+
+    fn prune_vectors(&self, keep: &[&str]) -> Result<u64, StoreError> {
+        self.pool
+            .with_sql(|db| prune_vectors(db, keep))
             .map_err(failure)
     }
 

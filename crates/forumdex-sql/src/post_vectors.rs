@@ -104,6 +104,24 @@ pub fn put_vectors<S: Sql + ?Sized>(
     Ok(new)
 }
 
+/// Deletes the vectors of every model but those of `keep` (a retired model's, after a model
+/// change); how many were deleted.
+pub fn prune_vectors<S: Sql + ?Sized>(
+    db: &mut S,
+    keep: &[&str],
+) -> Result<u64, Failure<CellError, S::Error>> {
+    let sql = if keep.is_empty() {
+        "DELETE FROM post_vectors".to_owned()
+    } else {
+        format!(
+            "DELETE FROM post_vectors WHERE model NOT IN ({})",
+            placeholders(1, keep.len())
+        )
+    };
+    let params: Vec<Param<'_>> = keep.iter().map(|model| Param::Text(model)).collect();
+    Ok(db.execute(&sql, &params)?)
+}
+
 /// `$first, $first+1, ...`: `count` numbered parameters.
 fn placeholders(first: usize, count: usize) -> String {
     (first..first + count)

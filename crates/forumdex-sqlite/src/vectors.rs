@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use forumdex_corpus::{StoreError, VectorKey, VectorStore};
-use forumdex_sql::post_vectors::{post_vectors_table, put_vectors, vectors};
+use forumdex_sql::post_vectors::{post_vectors_table, prune_vectors, put_vectors, vectors};
 use forumdex_sql::{Dialect, Failure};
 use rusqlite::{Connection, TransactionBehavior};
 
@@ -95,6 +95,11 @@ impl VectorStore for SqliteVectorStore {
             tx.commit().map_err(map_err)?;
             Ok(added)
         })
+    }
+
+    fn prune_vectors(&self, keep: &[&str]) -> Result<u64, StoreError> {
+        self.pool
+            .with(|conn| prune_vectors(&mut Lite(conn), keep).map_err(failure))
     }
 
     fn location(&self) -> String {

@@ -60,6 +60,17 @@ fn follows_the_rules(store: &dyn VectorStore) {
     assert_eq!(kept[&key(9, 1)], vector(9, 1));
     assert_eq!(kept[&key(1_201, 1)], vector(1_201, 1));
     assert_eq!(store.put_vectors("m1", &[]).unwrap(), 0);
+
+    // A retired model's vectors go; those of the models kept stay.
+    let other: Vec<_> = (1..=3).map(|id| (key(id, 1), vector(id, 9))).collect();
+    assert_eq!(store.put_vectors("m2", &other).unwrap(), 3);
+    assert_eq!(store.put_vectors("m3", &other[..1]).unwrap(), 1);
+    assert_eq!(store.prune_vectors(&["m1", "m3"]).unwrap(), 3);
+    assert!(store.vectors("m2", &[key(1, 1)]).unwrap().is_empty());
+    assert_eq!(store.vectors("m3", &[key(1, 1)]).unwrap().len(), 1);
+    assert_eq!(store.vectors("m1", &wanted).unwrap().len(), 1_201);
+    assert_eq!(store.prune_vectors(&["m1"]).unwrap(), 1);
+    assert_eq!(store.prune_vectors(&["m1"]).unwrap(), 0);
 }
 
 #[test]

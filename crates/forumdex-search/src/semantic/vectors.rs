@@ -192,7 +192,7 @@ pub struct Semantic {
     root: PathBuf,
     generations: RwLock<Generations>,
     /// Whether the next pass first tidies the table files of other models (the first pass
-    /// of a process, and the one after a switch).
+    /// of a process: files a crash or another process left).
     tidy: AtomicBool,
     /// Whether `<root>/semantic-model.fdxsem` holds the serving model.
     recorded: AtomicBool,
@@ -406,7 +406,7 @@ impl Semantic {
     }
 
     /// Makes `next` the serving generation (when it still is the one being made): its model
-    /// is recorded first, then it serves, then the earlier model's files are removed.
+    /// is recorded first, then it serves, then the earlier model's table files are removed.
     fn switch_to(&self, next: &Arc<Generation>) -> Result<(), SearchError> {
         let mut generations = self.generations.write().expect("not poisoned");
         if !generations
@@ -424,9 +424,23 @@ impl Semantic {
         );
         generations.serving = Arc::clone(next);
         generations.next = None;
+        drop(generations);
         self.recorded.store(true, Ordering::Release);
-        self.tidy.store(true, Ordering::Release);
-        Ok(())
+        generation::remove_other_models(&self.root, &[next.model()])
+    }
+
+    /// Deletes from the vector store the vectors of every model but the serving one (and,
+    /// during a model change, the new one): those of a retired model, which no node reads
+    /// once every node serves the new one. Returns how many, or `None` without a store.
+    pub fn prune_store(&self) -> Result<Option<u64>, SearchError> {
+        let Some(store) = &self.store else {
+            return Ok(None);
+        };
+        let (serving, next) = (self.serving(), self.next());
+        let keep: Vec<&str> = std::iter::once(serving.model().version())
+            .chain(next.as_deref().map(|next| next.model().version()))
+            .collect();
+        Ok(Some(store.prune_vectors(&keep)?))
     }
 
     /// Documents of `indexes` that have no table yet, of the serving model and of the one a

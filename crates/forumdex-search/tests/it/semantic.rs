@@ -501,7 +501,6 @@ fn a_model_change_keeps_the_earlier_vectors_serving_until_the_new_ones_are_made(
         SemanticModel::open(&record).unwrap().version(),
         new.version()
     );
-    semantic.embed_missing(&indexes, &mut |_| {}).unwrap();
     let after = table_files(&world);
     assert_eq!(after.len(), tables.len());
     assert!(after.iter().all(|t| t.contains(new.version())), "{after:?}");

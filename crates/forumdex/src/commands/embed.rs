@@ -18,7 +18,13 @@ use crate::output::print_json;
 
 /// Arguments of `forumdex embed`.
 #[derive(Debug, Args)]
-pub struct EmbedArgs {}
+pub struct EmbedArgs {
+    /// Then delete from the vector store (`vectors.sqlite`, or PostgreSQL's `post_vectors`)
+    /// the vectors of every model but the one that serves: those of a retired model. Run it
+    /// once every node of the deployment serves the new model.
+    #[arg(long)]
+    prune: bool,
+}
 
 /// What `forumdex embed --json` prints.
 #[derive(Debug, Serialize)]
@@ -30,10 +36,12 @@ struct EmbedSummary {
     /// Searchable posts, and those with vectors, after the run.
     docs: u64,
     embedded: u64,
+    /// With `--prune`: the vectors of other models deleted from the store (`null` without).
+    vectors_pruned: Option<u64>,
 }
 
 /// Runs `forumdex embed`.
-pub fn run(global: &GlobalArgs, _args: EmbedArgs) -> anyhow::Result<()> {
+pub fn run(global: &GlobalArgs, args: EmbedArgs) -> anyhow::Result<()> {
     let settings = settings(global, &[])?;
     let indexes = SearchIndexes::open(&global.data).context("opening the search indexes")?;
     if settings.search.semantic_model() == SemanticModelSetting::Off {
@@ -59,12 +67,22 @@ pub fn run(global: &GlobalArgs, _args: EmbedArgs) -> anyhow::Result<()> {
         .embed_missing(&indexes, &mut |docs| bar.inc(docs))
         .context("embedding posts")?;
     bar.finish_and_clear();
+    let vectors_pruned = if args.prune {
+        let pruned = semantic.prune_store().context("pruning the vector store")?;
+        if pruned.is_none() {
+            bail!("no vector store to prune (the warning above says why)");
+        }
+        pruned
+    } else {
+        None
+    };
     let coverage = semantic.coverage(&indexes);
     let summary = EmbedSummary {
         model: semantic.serving().model().version().to_owned(),
         report,
         docs: coverage.docs,
         embedded: coverage.embedded,
+        vectors_pruned,
     };
     if global.json {
         return print_json(&summary);
@@ -79,5 +97,8 @@ pub fn run(global: &GlobalArgs, _args: EmbedArgs) -> anyhow::Result<()> {
         summary.docs,
         summary.model
     );
+    if let Some(pruned) = summary.vectors_pruned {
+        println!("deleted {pruned} vectors of other models from the vector store");
+    }
     Ok(())
 }

@@ -160,6 +160,25 @@ fn embed_makes_the_vectors_once() {
         "{changed}"
     );
     assert_eq!(changed["embedded"], changed["docs"], "{changed}");
+    assert_eq!(
+        changed["vectors_pruned"],
+        serde_json::Value::Null,
+        "{changed}"
+    );
+    // The earlier model retired: its vectors leave the store; the new model's stay.
+    let pruned = json_ok(
+        &data,
+        &["--config", config.to_str().unwrap(), "embed", "--prune"],
+    );
+    let earlier_vectors =
+        first["docs_embedded"].as_u64().unwrap() - first["docs_from_store"].as_u64().unwrap();
+    assert_eq!(pruned["vectors_pruned"], earlier_vectors, "{pruned}");
+    assert_eq!(pruned["docs_embedded"], 0, "{pruned}");
+    let again = json_ok(
+        &data,
+        &["--config", config.to_str().unwrap(), "embed", "--prune"],
+    );
+    assert_eq!(again["vectors_pruned"], 0, "{again}");
 
     let config = dir.path().join("off.toml");
     std::fs::write(&config, "semantic_model = \"off\"\n").unwrap();
