@@ -3,7 +3,8 @@
 //! [`matcher`]), which are re-ranked within their tiers ([`rerank`]), and the best [`SearchRequest::limit`] of
 //! all indexes are loaded and highlighted.
 //!
-//! - **Words and tiers.** The first [`words::MAX_QUERY_WORDS`] distinct words count. A post
+//! - **Words and tiers.** [`words::MAX_QUERY_WORDS`] distinct words count (of a longer
+//!   query, the common ones give way first: [`words::query_words`]). A post
 //!   holding more of them ranks above one holding fewer, whatever their BM25, the words that
 //!   are not common ([`words::COMMON_SHARE`]) counting before the common ones; then fewer
 //!   typo matches, then words as typed rather than by stem, then words standing closer,

@@ -16,9 +16,12 @@ use super::intent;
 use crate::SearchError;
 use crate::analysis;
 
-/// Words of a query that count: later ones are ignored (as Meilisearch does), which bounds
-/// the cost of a query and keeps its ranking tiers exact in an `f32` score.
+/// Words of a query that count: others are ignored (as Meilisearch does), which bounds
+/// the cost of a query and keeps its ranking tiers exact in an `f32` score. Of a longer
+/// query, common words give way first ([`query_words`]).
 pub const MAX_QUERY_WORDS: usize = 10;
+/// Distinct words of a query read at most, of which [`MAX_QUERY_WORDS`] count.
+const READ_QUERY_WORDS: usize = 3 * MAX_QUERY_WORDS;
 /// Missing words of a query that get neighbours; later missing words match nothing.
 pub const MAX_TYPO_WORDS: usize = 3;
 /// Neighbours kept per missing word, the most frequent first.
@@ -84,8 +87,11 @@ impl QueryWord {
     }
 }
 
-/// The distinct words of `text` (the first [`MAX_QUERY_WORDS`]), with the neighbours of
-/// the first [`MAX_TYPO_WORDS`] missing ones that can have any.
+/// The distinct words of `text` that count, with the neighbours of the first
+/// [`MAX_TYPO_WORDS`] missing ones that can have any. Of a query of more than
+/// [`MAX_QUERY_WORDS`] distinct words, the common ones go first, the last first, then the
+/// last of the others: "can I buy into rental property abroad with crypto through
+/// realtyreturns" keeps the project's name, its 11th word, and leaves out "through".
 pub fn query_words(
     searchers: &[&Searcher],
     spell: Field,
@@ -96,7 +102,7 @@ pub fn query_words(
     let common_above = ((posts as f64 * COMMON_SHARE) as u64).max(COMMON_MIN_POSTS);
     let mut words: Vec<QueryWord> = Vec::new();
     for (word, range) in analysis::terms(&mut plain, text) {
-        if words.len() == MAX_QUERY_WORDS {
+        if words.len() == READ_QUERY_WORDS {
             break;
         }
         if words.iter().any(|w| w.plain == word) {
@@ -111,6 +117,12 @@ pub fn query_words(
             common,
             neighbours: Vec::new(),
         });
+    }
+    while words.len() > MAX_QUERY_WORDS {
+        match words.iter().rposition(|w| w.common) {
+            Some(at) => words.remove(at),
+            None => words.remove(words.len() - 1),
+        };
     }
     let typo_words: Vec<usize> = (0..words.len())
         .filter(|&at| words[at].is_missing() && can_have_typo(&words[at].plain))

@@ -211,3 +211,24 @@ fn a_negation_counts_after_the_words_that_say_what_is_sought() {
     let results = search(&world, "ehealth never paid");
     assert_eq!(ids(&results), vec![3, 2, 1]);
 }
+
+/// Of a query of more than ten distinct words, the common ones give way first: a rare word
+/// at its end still counts, and decides.
+#[test]
+fn a_rare_word_late_in_a_long_query_still_counts() {
+    let world = World::new();
+    let mut lines = filler(
+        100,
+        50,
+        120,
+        "ordinary chatter about the price and the weather",
+    );
+    lines.push(post(1, 1, "Zucchini grow fast in spring.", json!({})));
+    world.import_and_sync(&lines);
+    // 11 distinct words, 7 of them common (in 120 of the 121 posts); "chatter" gives way.
+    let found = search(
+        &world,
+        "what about the price and the weather with ordinary chatter on zucchini",
+    );
+    assert_eq!(ids(&found).first(), Some(&1), "{:?}", ids(&found));
+}
