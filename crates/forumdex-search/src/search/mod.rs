@@ -273,7 +273,7 @@ pub fn search(
     let serving = indexes.semantic().map(|semantic| semantic.serving());
     let semantic = match &serving {
         Some(serving) if wants_semantic(&query_words, factors, complete) => {
-            let named = NamedTopics::of(&targets, &fields, &query_words)?;
+            let named = NamedTopics::of(&targets, &fields, &request.query, &query_words)?;
             semantic_leg(serving, &targets, &fields, request, &query_words, &named)?
                 .map(|near| (near, named))
         }

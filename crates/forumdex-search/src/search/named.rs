@@ -2,7 +2,11 @@
 //! exchange's) when only a few topics have it in their title (at most
 //! [`MAX_NAMED_TOPICS`] opening posts of the searched indexes) and most of the posts that
 //! hold it are in those topics (at least [`MIN_NAMED_SHARE`]): a generic word that happens
-//! to be in one title ("across", "virus") is used everywhere else too. The named topics
+//! to be in one title ("across", "virus") is used everywhere else too. Two adjacent words
+//! that name nothing alone are a name when, written together or as a phrase, they are one
+//! by the same rule ("indigo dma" for "INDIGODMA", "ice rock" for "ICE ROCK MINING"); the
+//! counts are of live posts, so they do not depend on how the index is cut into segments
+//! (BENCHMARKS.md, "Names of two words"). The named topics
 //! are the threads the query is about, and their posts come before the posts of other
 //! threads that match the query as partly: a question about a project is answered in the
 //! project's own thread, not in another project's that uses the same generic words
@@ -11,8 +15,10 @@
 //! query does ([`NamedTopics::without_names`]).
 
 use forumdex_corpus::TakedownSet;
+use tantivy::collector::{Count, DocSetCollector};
+use tantivy::query::{PhraseQuery, Query, TermQuery};
 use tantivy::schema::{IndexRecordOption, Value};
-use tantivy::{DocAddress, DocId, DocSet, TERMINATED, TantivyDocument, Term};
+use tantivy::{DocAddress, DocId, TantivyDocument, Term};
 
 use super::Target;
 use super::matcher::taken_down;
@@ -38,52 +44,113 @@ pub(super) struct NamedTopics {
 }
 
 impl NamedTopics {
-    /// The topics that `words` name in `targets`.
+    /// The topics that `words` (read from `query`) name in `targets`: a word alone, or two
+    /// adjacent words that no topic is named by alone, written together ("indigo dma" for
+    /// "INDIGODMA") or as a phrase ("ice rock" in "ICE ROCK MINING").
     pub(super) fn of(
         targets: &[Target],
         fields: &Fields,
+        query: &str,
         words: &[QueryWord],
     ) -> Result<Self, SearchError> {
         let mut named = Self::default();
         for word in words.iter().filter(|w| !w.common && !w.is_missing()) {
-            let stems: Vec<Option<String>> = targets
-                .iter()
-                .map(|target| stem(target, &word.plain))
-                .collect();
-            let terms = |field| {
-                stems
-                    .iter()
-                    .map(move |s| Some(Term::from_field_text(field, s.as_ref()?)))
-            };
-            let mut titles = 0;
-            for (target, term) in targets.iter().zip(terms(fields.title_text)) {
-                if let Some(term) = term {
-                    titles += target.searcher.doc_freq(&term)?;
-                }
-            }
-            if titles == 0 || titles > MAX_NAMED_TOPICS {
-                continue;
-            }
-            let mut topics = Vec::new();
-            for (target, term) in targets.iter().zip(terms(fields.title_text)) {
-                if let Some(term) = term {
-                    topics_titled(target, fields, &term, &mut topics)?;
-                }
-            }
-            let candidate = Self::of_topics(targets, fields, topics)?;
-            let (mut holding, mut inside) = (0, 0);
-            for (at, (target, term)) in targets.iter().zip(terms(fields.content)).enumerate() {
-                if let Some(term) = term {
-                    holding += target.searcher.doc_freq(&term)?;
-                    inside += candidate.holding(target, at, &term)?;
-                }
-            }
-            if inside as f64 >= MIN_NAMED_SHARE * holding as f64 {
+            if let Some(candidate) = Self::named_by(targets, fields, &[word.plain.as_str()])? {
                 named.add(candidate);
                 named.names.push(word.plain.clone());
             }
         }
+        for pair in words.windows(2) {
+            let (first, second) = (&pair[0], &pair[1]);
+            let between = query
+                .get(first.range.end..second.range.start)
+                .unwrap_or("x");
+            if between.chars().any(char::is_alphanumeric)
+                || (first.common && second.common)
+                || named.names.contains(&first.plain)
+                || named.names.contains(&second.plain)
+            {
+                continue;
+            }
+            // Written together, the parts need not be words of the corpus ("indigo dma").
+            let joined = format!("{}{}", first.plain, second.plain);
+            let candidate = match Self::named_by(targets, fields, &[joined.as_str()])? {
+                Some(candidate) => Some(candidate),
+                None if !first.is_missing() && !second.is_missing() => {
+                    Self::named_by(targets, fields, &[&first.plain, &second.plain])?
+                }
+                None => None,
+            };
+            if let Some(candidate) = candidate {
+                named.add(candidate);
+                named.names.push(first.plain.clone());
+                named.names.push(second.plain.clone());
+            }
+        }
         Ok(named)
+    }
+
+    /// The topics `words` (one word, or a phrase) name, when they name any: at most
+    /// [`MAX_NAMED_TOPICS`] opening posts hold them in their title, and at least
+    /// [`MIN_NAMED_SHARE`] of the posts that hold them are in those topics.
+    fn named_by(
+        targets: &[Target],
+        fields: &Fields,
+        words: &[&str],
+    ) -> Result<Option<Self>, SearchError> {
+        // The words as each index holds them; `None` where one is a stop word.
+        let stems: Vec<Option<Vec<String>>> = targets
+            .iter()
+            .map(|target| words.iter().map(|w| stem(target, w)).collect())
+            .collect();
+        let query = |field, stems: &Vec<String>| -> Box<dyn Query> {
+            let terms: Vec<Term> = stems
+                .iter()
+                .map(|stem| Term::from_field_text(field, stem))
+                .collect();
+            match terms.as_slice() {
+                [term] => Box::new(TermQuery::new(term.clone(), IndexRecordOption::Basic)),
+                _ => Box::new(PhraseQuery::new(terms)),
+            }
+        };
+        let mut titles = 0;
+        for (target, stems) in targets.iter().zip(&stems) {
+            if let Some(stems) = stems {
+                titles += target
+                    .searcher
+                    .search(&*query(fields.title_text, stems), &Count)?;
+            }
+        }
+        if titles == 0 || titles > MAX_NAMED_TOPICS as usize {
+            return Ok(None);
+        }
+        let mut topics = Vec::new();
+        for (target, stems) in targets.iter().zip(&stems) {
+            if let Some(stems) = stems {
+                let titled = target
+                    .searcher
+                    .search(&*query(fields.title_text, stems), &DocSetCollector)?;
+                for address in titled {
+                    let stored: TantivyDocument = target.searcher.doc(address)?;
+                    topics.extend(stored.get_first(fields.topic_id).and_then(|v| v.as_i64()));
+                }
+            }
+        }
+        let candidate = Self::of_topics(targets, fields, topics)?;
+        let (mut holding, mut inside) = (0, 0);
+        for (at, (target, stems)) in targets.iter().zip(&stems).enumerate() {
+            if let Some(stems) = stems {
+                let held = target
+                    .searcher
+                    .search(&*query(fields.content, stems), &DocSetCollector)?;
+                holding += held.len();
+                inside += held
+                    .iter()
+                    .filter(|address| candidate.holds(at, **address))
+                    .count();
+            }
+        }
+        Ok((inside as f64 >= MIN_NAMED_SHARE * holding as f64).then_some(candidate))
     }
 
     /// The documents of `topics` in `targets`.
@@ -111,31 +178,6 @@ impl NamedTopics {
             docs,
             names: Vec::new(),
         })
-    }
-
-    /// How many of these documents of `target` (at `at`) hold `term`.
-    fn holding(&self, target: &Target, at: usize, term: &Term) -> Result<u64, SearchError> {
-        let mut count = 0;
-        for (ord, segment) in target.searcher.segment_readers().iter().enumerate() {
-            let docs = self.docs(at, ord as u32);
-            if docs.is_empty() {
-                continue;
-            }
-            let index = segment.inverted_index(term.field())?;
-            let Some(mut postings) = index.read_postings(term, IndexRecordOption::Basic)? else {
-                continue;
-            };
-            for &doc in docs {
-                if postings.doc() < doc {
-                    postings.seek(doc);
-                }
-                if postings.doc() == TERMINATED {
-                    break;
-                }
-                count += u64::from(postings.doc() == doc);
-            }
-        }
-        Ok(count)
     }
 
     /// Adds the documents of `other`.
@@ -196,37 +238,6 @@ fn stem(target: &Target, word: &str) -> Option<String> {
     let mut analyzer = target.index.index.tokenizers().get(TEXT_ANALYZER)?;
     let (term, _) = analysis::terms(&mut analyzer, word).into_iter().next()?;
     Some(term)
-}
-
-/// Adds to `topics` the topic of every live opening post of `target` whose title holds
-/// `term`.
-fn topics_titled(
-    target: &Target,
-    fields: &Fields,
-    term: &Term,
-    topics: &mut Vec<i64>,
-) -> Result<(), SearchError> {
-    for (ord, segment) in target.searcher.segment_readers().iter().enumerate() {
-        let index = segment.inverted_index(fields.title_text)?;
-        let Some(mut postings) = index.read_postings(term, IndexRecordOption::Basic)? else {
-            continue;
-        };
-        while postings.doc() != TERMINATED {
-            let doc = postings.doc();
-            if segment
-                .alive_bitset()
-                .is_none_or(|alive| alive.is_alive(doc))
-            {
-                let stored: TantivyDocument =
-                    target.searcher.doc(DocAddress::new(ord as u32, doc))?;
-                if let Some(topic) = stored.get_first(fields.topic_id).and_then(|v| v.as_i64()) {
-                    topics.push(topic);
-                }
-            }
-            postings.advance();
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

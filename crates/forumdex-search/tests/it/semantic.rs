@@ -168,6 +168,59 @@ fn the_thread_a_query_names_comes_before_other_threads() {
 }
 
 #[test]
+fn two_words_name_a_thread_together_as_a_phrase_or_written_as_one() {
+    let world = world();
+    let mut lines = vec![
+        post(
+            70,
+            70,
+            "We sell mining rigs",
+            json!({"is_op": true, "title": "[ANN] Ice Rock Mining"}),
+        ),
+        post(71, 70, "Ice Rock: my payout came late", json!({})),
+        post(
+            90,
+            90,
+            "A broker for everyone",
+            json!({"is_op": true, "title": "[ANN] INDIGODMA broker"}),
+        ),
+        post(91, 90, "The payout came late here", json!({})),
+        post(80, 80, "Payout late, and late again", json!({})),
+    ];
+    // "ice" and "rock" are each in four titles: neither names a thread alone.
+    for (at, title) in [
+        "Ice cream",
+        "Ice age",
+        "Ice hockey",
+        "Rock music",
+        "Rock solid",
+        "Rock bottom",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let id = 100 + at as i64;
+        lines.push(post(
+            id,
+            id,
+            "Mining",
+            json!({"is_op": true, "title": title}),
+        ));
+    }
+    world.import_and_sync(&lines);
+    attach(&world);
+    let results = world.search("ice rock payout late again?");
+    assert!(results.hybrid);
+    assert_eq!(ids(&results)[0], 71, "{:?}", ids(&results));
+    assert!(results.hits[0].score > 1.0, "a named thread's post");
+    let results = world.search("indigo dma payout late again?");
+    assert_eq!(ids(&results)[0], 91, "{:?}", ids(&results));
+    assert!(results.hits[0].score > 1.0, "a named thread's post");
+    // Without a name, the nearest post of any thread leads.
+    assert_eq!(ids(&world.search("payout late again?"))[0], 80);
+}
+
+#[test]
 fn within_a_named_thread_the_rest_of_the_query_picks_the_post() {
     // Five meanings: money, lateness, a wallet, mining, and the project's name.
     let axis = |at: usize| (0..5).map(|i| if i == at { 1.0 } else { 0.0 }).collect();
