@@ -45,7 +45,12 @@ fn tiny_model() -> SemanticModel {
 }
 
 fn attach(world: &World) -> Arc<Semantic> {
-    let semantic = Arc::new(Semantic::new(tiny_model(), world.dir.path()));
+    attach_model(world, tiny_model())
+}
+
+/// Embeds `world`'s posts with `model` and gives its searches the semantic leg.
+fn attach_model(world: &World, model: SemanticModel) -> Arc<Semantic> {
+    let semantic = Arc::new(Semantic::new(model, world.dir.path()));
     semantic
         .embed_missing(&world.indexes, &mut |_| {})
         .expect("the posts embed");
@@ -244,14 +249,10 @@ fn within_a_named_thread_the_rest_of_the_query_picks_the_post() {
             json!({}),
         ),
     ]);
-    let semantic = Arc::new(Semantic::new(
+    attach_model(
+        &world,
         SemanticModel::from_bytes(&file).expect("a valid model"),
-        world.dir.path(),
-    ));
-    semantic
-        .embed_missing(&world.indexes, &mut |_| {})
-        .expect("the posts embed");
-    world.indexes.attach_semantic(semantic);
+    );
     // The whole query is nearer the reply that only says the name (cosine 0.58) than the
     // one that answers (0.5), and each leg has one of them first. Without "ripaex", which
     // names the thread, the question is about a delayed payout: the answer leads.
@@ -289,14 +290,10 @@ fn a_named_threads_opening_post_comes_up_unless_the_query_asks_how_things_stand(
             json!({"posted_at": "2018-03-01T00:00:00Z"}),
         ),
     ]);
-    let semantic = Arc::new(Semantic::new(
+    attach_model(
+        &world,
         SemanticModel::from_bytes(&file).expect("a valid model"),
-        world.dir.path(),
-    ));
-    semantic
-        .embed_missing(&world.indexes, &mut |_| {})
-        .expect("the posts embed");
-    world.indexes.attach_semantic(semantic);
+    );
     // The replies are nearer the question than the opening post (which is also about a
     // wallet and mining), and shorter for the words; the opening post says what the
     // project does, and leads.
