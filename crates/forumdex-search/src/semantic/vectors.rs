@@ -191,9 +191,6 @@ impl Coverage {
 pub struct Semantic {
     root: PathBuf,
     generations: RwLock<Generations>,
-    /// Whether the next pass first tidies the table files of other models (the first pass
-    /// of a process: files a crash or another process left).
-    tidy: AtomicBool,
     /// Whether `<root>/semantic-model.fdxsem` holds the serving model.
     recorded: AtomicBool,
     store: Option<Arc<dyn VectorStore>>,
@@ -251,10 +248,17 @@ impl Semantic {
                 next: None,
             },
         };
+        // Table files of other models (a crash, or another process, left them), before any
+        // pass looks for tables.
+        let keep: Vec<&SemanticModel> = std::iter::once(generations.serving.model())
+            .chain(generations.next.as_deref().map(Generation::model))
+            .collect();
+        if let Err(err) = generation::remove_other_models(&root, &keep) {
+            tracing::warn!(error = %err, "the table files of other models could not be removed");
+        }
         Self {
             root,
             generations: RwLock::new(generations),
-            tidy: AtomicBool::new(true),
             recorded: AtomicBool::new(is_recorded),
             store: None,
         }
@@ -323,13 +327,6 @@ impl Semantic {
         max_docs: u32,
         progress: &mut dyn FnMut(u64),
     ) -> Result<EmbedReport, SearchError> {
-        if self.tidy.swap(false, Ordering::AcqRel) {
-            let (serving, next) = (self.serving(), self.next());
-            let keep: Vec<&SemanticModel> = std::iter::once(serving.model())
-                .chain(next.as_deref().map(Generation::model))
-                .collect();
-            generation::remove_other_models(&self.root, &keep)?;
-        }
         let mut report = EmbedReport::default();
         let generations: Vec<Arc<Generation>> =
             std::iter::once(self.serving()).chain(self.next()).collect();
