@@ -352,9 +352,8 @@ impl Semantic {
         {
             self.switch_to(next)?;
         }
-        if !self.recorded.load(Ordering::Acquire) {
-            generation::record_model(&self.root, self.serving().model())?;
-            self.recorded.store(true, Ordering::Release);
+        if !self.recorded.swap(true, Ordering::AcqRel) {
+            self.record(self.serving().model());
         }
         Ok(report)
     }
@@ -413,7 +412,7 @@ impl Semantic {
         {
             return Ok(());
         }
-        generation::record_model(&self.root, next.model())?;
+        self.record(next.model());
         tracing::info!(
             from = generations.serving.model().version(),
             to = next.model().version(),
@@ -424,6 +423,20 @@ impl Semantic {
         drop(generations);
         self.recorded.store(true, Ordering::Release);
         generation::remove_other_models(&self.root, &[next.model()])
+    }
+
+    /// Records `model` as the one the serving tables are made with. A folder that cannot
+    /// take the file (full, or read-only) is warned about, and serving goes on: only a later
+    /// model change is the worse for it (the earlier vectors do not serve meanwhile).
+    fn record(&self, model: &SemanticModel) {
+        if let Err(err) = generation::record_model(&self.root, model) {
+            tracing::warn!(
+                error = %err,
+                model = model.version(),
+                "the semantic model cannot be recorded in the data folder: a later model change \
+                 will not keep its vectors serving"
+            );
+        }
     }
 
     /// Deletes from the vector store the vectors of every model but the serving one (and,

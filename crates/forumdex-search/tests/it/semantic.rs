@@ -566,6 +566,19 @@ fn a_model_change_keeps_the_earlier_vectors_serving_until_the_new_ones_are_made(
 }
 
 #[test]
+fn a_folder_that_cannot_take_the_recorded_model_still_embeds_and_serves() {
+    let world = world();
+    // A folder where the model's file should go: the rename onto it fails.
+    let record = world.dir.path().join("search").join(generation::MODEL_FILE);
+    std::fs::create_dir_all(record.join("in-the-way")).unwrap();
+    let semantic = Semantic::new(tiny_model(), world.dir.path());
+    let report = semantic.embed_missing(&world.indexes, &mut |_| {}).unwrap();
+    assert!(report.segments_embedded >= 1, "{report:?}");
+    assert_eq!(semantic.coverage(&world.indexes).share(), 1.0);
+    assert!(record.is_dir());
+}
+
+#[test]
 fn tables_named_before_models_were_recorded_are_kept_when_their_model_serves() {
     let world = world();
     attach(&world);
