@@ -228,11 +228,13 @@ fn two_words_name_a_thread_together_as_a_phrase_or_written_as_one() {
 #[test]
 fn within_a_named_thread_the_rest_of_the_query_picks_the_post() {
     // Five meanings: money, lateness, a wallet, mining, and the project's name.
-    let axis = |at: usize| (0..5).map(|i| if i == at { 1.0 } else { 0.0 }).collect();
-    let file = model::encode(
-        &["payout", "delayed", "wallet", "mining", "ripaex"],
-        &[axis(0), axis(1), axis(2), axis(3), axis(4)],
-    );
+    let model = axis_model(&[
+        ("payout", 0),
+        ("delayed", 1),
+        ("wallet", 2),
+        ("mining", 3),
+        ("ripaex", 4),
+    ]);
     let world = World::new();
     world.import_and_sync(&[
         post(
@@ -249,10 +251,7 @@ fn within_a_named_thread_the_rest_of_the_query_picks_the_post() {
             json!({}),
         ),
     ]);
-    attach_model(
-        &world,
-        SemanticModel::from_bytes(&file).expect("a valid model"),
-    );
+    attach_model(&world, model);
     // The whole query is nearer the reply that only says the name (cosine 0.58) than the
     // one that answers (0.5), and each leg has one of them first. Without "ripaex", which
     // names the thread, the question is about a delayed payout: the answer leads.
@@ -264,11 +263,13 @@ fn within_a_named_thread_the_rest_of_the_query_picks_the_post() {
 #[test]
 fn a_named_threads_opening_post_comes_up_unless_the_query_asks_how_things_stand() {
     // Four meanings: farming, a wallet, mining, and the project's name.
-    let axis = |at: usize| (0..4).map(|i| if i == at { 1.0 } else { 0.0 }).collect();
-    let file = model::encode(
-        &["farmers", "harvests", "wallet", "mining", "gric"],
-        &[axis(0), axis(0), axis(1), axis(2), axis(3)],
-    );
+    let model = axis_model(&[
+        ("farmers", 0),
+        ("harvests", 0),
+        ("wallet", 1),
+        ("mining", 2),
+        ("gric", 3),
+    ]);
     let world = World::new();
     world.import_and_sync(&[
         post(
@@ -290,10 +291,7 @@ fn a_named_threads_opening_post_comes_up_unless_the_query_asks_how_things_stand(
             json!({"posted_at": "2018-03-01T00:00:00Z"}),
         ),
     ]);
-    attach_model(
-        &world,
-        SemanticModel::from_bytes(&file).expect("a valid model"),
-    );
+    attach_model(&world, model);
     // The replies are nearer the question than the opening post (which is also about a
     // wallet and mining), and shorter for the words; the opening post says what the
     // project does, and leads.
@@ -453,21 +451,32 @@ fn a_damaged_table_or_another_models_table_is_made_again() {
 
 /// [`tiny_model`] with its dimensions in another order: the same meanings, another model.
 fn reordered_model() -> SemanticModel {
-    let mut rows = vec![vec![0.0; 4]; 8];
-    for (row, axis) in rows.iter_mut().zip([3, 3, 3, 2, 2, 1, 1, 0]) {
-        row[axis] = 1.0;
-    }
-    let words = [
-        "payout",
-        "payment",
-        "выплата",
-        "late",
-        "delayed",
-        "wallet",
-        "кошелек",
-        "mining",
-    ];
-    SemanticModel::from_bytes(&model::encode(&words, &rows)).expect("a valid model")
+    axis_model(&[
+        ("payout", 3),
+        ("payment", 3),
+        ("выплата", 3),
+        ("late", 2),
+        ("delayed", 2),
+        ("wallet", 1),
+        ("кошелек", 1),
+        ("mining", 0),
+    ])
+}
+
+/// A model whose every word is a unit vector along its axis (words on one axis mean one
+/// thing), with as many dimensions as the largest axis needs.
+fn axis_model(words: &[(&str, usize)]) -> SemanticModel {
+    let dims = words.iter().map(|&(_, axis)| axis + 1).max().unwrap_or(1);
+    let rows: Vec<Vec<f32>> = words
+        .iter()
+        .map(|&(_, axis)| {
+            (0..dims)
+                .map(|i| if i == axis { 1.0 } else { 0.0 })
+                .collect()
+        })
+        .collect();
+    let names: Vec<&str> = words.iter().map(|&(word, _)| word).collect();
+    SemanticModel::from_bytes(&model::encode(&names, &rows)).expect("a valid model")
 }
 
 /// The names of the table files of every index.
