@@ -23,6 +23,10 @@ Scorings:
   ranking within the thread; the model's vocabulary, no stemming);
 - rrf-w<w>: reciprocal rank fusion within the thread, k = 60, of names-out (weight 2) and
   bm25-names-out (weight w).
+- passage<W> (with --passages W,...): the best cosine of q' and a window of W known words of
+  the post's own text (windows every W/2 words; a shorter post is one window), the thread's
+  title not in it; passage<W>-mix<a>: a x passage<W> + (1 - a) x names-out;
+  passage<W>-mix<a>-top<N>: that order among names-out's first N only (a re-rank).
 Metrics: MRR@10 and recall@10 of the expected post's rank among its thread's posts."""
 import argparse, collections
 import numpy as np
@@ -60,6 +64,24 @@ def bm25(counts, lengths, avg_length, idf, terms):
     return score
 
 
+def passage_best(text, width, M, vi, q):
+    """The best cosine of `q` and a window of `width` known words of `text` (0 for none)."""
+    cols = [vi[w] for w in tokenize(text) if w in vi]
+    if not cols:
+        return 0.0
+    rows = np.asarray(M[cols], dtype=np.float32)
+    if len(cols) <= width:
+        sums = rows.sum(axis=0, keepdims=True)
+    else:
+        total = np.vstack([np.zeros((1, rows.shape[1]), np.float32), np.cumsum(rows, axis=0)])
+        starts = list(range(0, len(cols) - width + 1, max(1, width // 2)))
+        if starts[-1] != len(cols) - width:
+            starts.append(len(cols) - width)
+        starts = np.array(starts)
+        sums = total[starts + width] - total[starts]
+    return float((unit(sums) @ q).max())
+
+
 def ranks(sc):
     """1-based rank of each entry of `sc`, best (highest) first."""
     order = np.argsort(-sc, kind="stable")
@@ -89,6 +111,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", required=True)
     ap.add_argument("--sets", default="other-words.tuning,crosslang.tuning")
+    ap.add_argument("--passages", default="", help="window sizes, e.g. 16,32")
     a = ap.parse_args()
     words, M, _ = modelfile.read(a.model)
     vi = {w: k for k, w in enumerate(words)}
@@ -103,6 +126,12 @@ def main():
         by_topic[int(t)].append(i)
     first_posts = np.array(sorted(rows[0] for rows in by_topic.values()))
     titles_holding = np.asarray((title[first_posts] > 0).sum(axis=0)).ravel()
+    windows = [int(w) for w in a.passages.split(",") if w]
+    texts = None
+    if windows:
+        import pickle
+        from common import OUT
+        texts = pickle.load(open(f"{OUT}/posts.pkl", "rb"))["text"]
     groups = collections.defaultdict(list)
     for s, query, expected, _ in read_sets(a.sets.split(",")):
         e = pos[expected[0]]
@@ -122,6 +151,19 @@ def main():
         semantic_rank, lexical_rank = ranks(all_scores["names-out"]), ranks(lexical)
         for w in (0.5, 1.0, 2.0):
             all_scores[f"rrf-w{w}"] = 2 / (60 + semantic_rank) + w / (60 + lexical_rank)
+        q2 = embed(names_out, M, vi)
+        if q2 is None:
+            q2 = embed(tokens, M, vi)
+        for width in windows:
+            best = np.array([passage_best(texts[r], width, M, vi, q2) for r in rows])
+            all_scores[f"passage{width}"] = best
+            plain_rank = ranks(all_scores["names-out"])
+            for mix in (0.3, 0.5, 0.7):
+                mixed = mix * best + (1 - mix) * all_scores["names-out"]
+                all_scores[f"passage{width}-mix{mix}"] = mixed
+                for top in (20, 40):
+                    all_scores[f"passage{width}-mix{mix}-top{top}"] = np.where(
+                        plain_rank <= top, 10 + mixed, all_scores["names-out"] - 10)
         for name, sc in all_scores.items():
             rank = int((sc > sc[at]).sum()) + 1
             groups[(s, name)].append((1.0 / rank if rank <= 10 else 0.0, rank <= 10))
