@@ -86,8 +86,9 @@ pub const RERANK_DEPTH: usize = 300;
 /// posts that cannot answer further down; 3: a named thread's posts ordered by the query
 /// without its naming words; 4: near duplicates of the posts before them last; 5: weekly
 /// reports are report forms; 6: a named thread's later posts first when the query asks how
-/// things stand; 7: a named thread's opening post as a leg of its own).
-pub const FUSION_VERSION: &str = "rrf60-7";
+/// things stand; 7: a named thread's opening post as a leg of its own; 8: a named thread's
+/// complete matches before other threads' that do not hold the query whole).
+pub const FUSION_VERSION: &str = "rrf60-8";
 /// Queries of this many words or more are natural language: the semantic leg runs.
 pub const SEMANTIC_MIN_WORDS: usize = 4;
 /// Hits returned.
@@ -304,6 +305,9 @@ pub fn search(
         None => RANKING_MODEL_VERSION.to_owned(),
     };
     let mut hits = Vec::with_capacity(request.limit.min(picks.len()));
+    // A named thread's complete match may come before a better tier of another thread's
+    // ([`fusion::named_first`]): a complete match's score is at most the one's before it.
+    let mut complete_floor = f64::INFINITY;
     for pick in picks.into_iter().take(request.limit) {
         let (at, address) = pick.place();
         let target = &targets[at];
@@ -336,7 +340,11 @@ pub fn search(
                 hit.score = (score * 1e6).round() / 1e6;
                 hit.rank_factors.semantic = true;
             }
-            Pick::Complete { near, .. } => hit.rank_factors.semantic = near,
+            Pick::Complete { near, .. } => {
+                hit.rank_factors.semantic = near;
+                hit.score = hit.score.min(complete_floor);
+                complete_floor = hit.score;
+            }
             Pick::Lexical(_) => {}
         }
         hit.ranking_model_version = version.clone();
@@ -712,15 +720,16 @@ fn picks_of_fusion(
         (None, Some(at)) => (near[at].at, near[at].address),
         (None, None) => unreachable!("a fused post comes from a leg"),
     };
-    for f in fused.iter_mut().filter(|f| !f.complete) {
+    for f in fused.iter_mut() {
         let (at, address) = place(f);
         if named.holds(at, address) {
             f.name();
-            if !asked.status && opens_topic(&targets[at], address)? {
+            if !f.complete && !asked.status && opens_topic(&targets[at], address)? {
                 f.open();
             }
         }
     }
+    fusion::named_first(&mut fused, |at| best[at].tier.holds_whole());
     fused.sort_by(fusion::order);
     let mut read: HashMap<i64, Shingles> = HashMap::new();
     let mut named_dates: Vec<(i64, i64)> = Vec::new();

@@ -51,6 +51,16 @@ pub struct Tier {
 }
 
 impl Tier {
+    /// Whether the post holds the query whole: every word, the common ones too, none only
+    /// as a typo's neighbour, and each measured pair of consecutive words close together
+    /// (what a known-item query's post does).
+    pub fn holds_whole(&self) -> bool {
+        self.missing_words == 0
+            && self.missing_common == 0
+            && self.typos == 0
+            && self.far_pairs == 0
+    }
+
     /// The order of tiers: fewer missing words (the rarer ones first), then fewer typos,
     /// then more exact, then closer.
     pub fn key(&self) -> (u32, u32, u32, u32, u32) {

@@ -98,7 +98,7 @@ fn a_question_in_other_words_finds_the_post_and_says_it_is_hybrid() {
     assert!(hit.score > results.hits[1].score);
     assert!(
         hit.ranking_model_version.starts_with("fdx-rank-5+fdxsem1-")
-            && hit.ranking_model_version.ends_with("+rrf60-7"),
+            && hit.ranking_model_version.ends_with("+rrf60-8"),
         "{}",
         hit.ranking_model_version
     );
@@ -170,6 +170,53 @@ fn the_thread_a_query_names_comes_before_other_threads() {
     assert_eq!(found[..3], [21, 20, 30], "{found:?}");
     assert!(named.hits[0].score > named.hits[1].score);
     assert!(named.hits[1].score > named.hits[2].score);
+}
+
+#[test]
+fn a_named_threads_complete_matches_come_before_other_threads_unless_those_hold_the_query_whole() {
+    let world = world();
+    world.import_and_sync(&[
+        post(
+            20,
+            20,
+            "The exchange opens in May",
+            json!({"is_op": true, "title": "[ANN] Ripaex exchange"}),
+        ),
+        // Every word, one by its stem only and apart: a worse tier than 40's.
+        post(
+            21,
+            20,
+            "The payouts, as the team of ripaex wrote in its last update, were delayed by a week.",
+            json!({}),
+        ),
+        post(22, 20, "ripaex wallet", json!({})),
+        post(23, 20, "ripaex mining", json!({})),
+        // Another project's announcement that mentions the named one in passing.
+        post(
+            40,
+            40,
+            "Ripaex payout? Not ours. Our own token sale, by the way, was delayed.",
+            json!({"is_op": true, "title": "[ANN] Other token"}),
+        ),
+        // Another thread's post that holds the query whole.
+        post(
+            50,
+            50,
+            "Ripaex payout delayed again, says the news.",
+            json!({}),
+        ),
+    ]);
+    let query = "ripaex payout delayed?";
+    let lexical = ids(&world.search(query));
+    assert_eq!(lexical[..3], [50, 40, 21], "by tier alone: {lexical:?}");
+    attach(&world);
+    let results = world.search(query);
+    assert!(results.hybrid);
+    let found = ids(&results);
+    assert_eq!(found[..3], [50, 21, 40], "{found:?}");
+    for pair in results.hits.windows(2) {
+        assert!(pair[0].score >= pair[1].score, "{found:?}");
+    }
 }
 
 #[test]
