@@ -144,16 +144,21 @@ fn complete_lexical_matches_stay_first() {
     assert!(results.hits[1].score < 1.0 && results.hits[1].rank_factors.semantic);
 }
 
+/// The opening post (20) of the thread "[ANN] Ripaex exchange".
+fn ripaex_announcement() -> String {
+    post(
+        20,
+        20,
+        "The exchange opens in May",
+        json!({"is_op": true, "title": "[ANN] Ripaex exchange"}),
+    )
+}
+
 #[test]
 fn the_thread_a_query_names_comes_before_other_threads() {
     let world = world();
     world.import_and_sync(&[
-        post(
-            20,
-            20,
-            "The exchange opens in May",
-            json!({"is_op": true, "title": "[ANN] Ripaex exchange"}),
-        ),
+        ripaex_announcement(),
         post(21, 20, "The payout is delayed, mining too", json!({})),
         post(30, 30, "Payment delayed", json!({})),
     ]);
@@ -176,12 +181,7 @@ fn the_thread_a_query_names_comes_before_other_threads() {
 fn a_named_threads_complete_matches_come_before_other_threads_unless_those_hold_the_query_whole() {
     let world = world();
     world.import_and_sync(&[
-        post(
-            20,
-            20,
-            "The exchange opens in May",
-            json!({"is_op": true, "title": "[ANN] Ripaex exchange"}),
-        ),
+        ripaex_announcement(),
         // Every word, one by its stem only and apart: a worse tier than 40's.
         post(
             21,
