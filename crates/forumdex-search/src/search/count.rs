@@ -8,6 +8,7 @@ use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{BitSet, DocId, DocSet, Searcher, SegmentReader, TERMINATED, Term};
 
 use super::matcher::{Filter, taken_down};
+use super::parallel;
 use super::tiers::Plan;
 use crate::SearchError;
 use crate::index::Fields;
@@ -17,18 +18,24 @@ use crate::index::Fields;
 /// with the walk of the matches' bits and the list of those found, several times that).
 const SEEK_COST: usize = 4;
 
-/// Posts of the index of `searcher` holding a term of `plan`, that `filter` admits.
+/// Postings worth a thread of their own in the count (a few nanoseconds each).
+const POSTINGS_PER_THREAD: u64 = 1_000_000;
+
+/// Posts of the index of `searcher` holding a term of `plan`, that `filter` admits. The
+/// segments are counted on as many of the node's cores as the postings are worth.
 pub fn count(
     searcher: &Searcher,
     fields: &Fields,
     plan: &Plan,
     filter: Filter<'_>,
 ) -> Result<u64, SearchError> {
-    let mut total = 0;
-    for (ord, segment) in searcher.segment_readers().iter().enumerate() {
-        total += count_segment(segment, ord, fields, plan, filter)?;
-    }
-    Ok(total)
+    let segments = searcher.segment_readers();
+    let postings: u64 = plan.words.iter().map(|w| w.text_doc_freq).sum();
+    let threads = parallel::threads_for(postings, POSTINGS_PER_THREAD, segments.len());
+    let counts = parallel::each_in_parallel(threads, segments, |ord, segment| {
+        count_segment(segment, ord, fields, plan, filter)
+    })?;
+    Ok(counts.into_iter().sum())
 }
 
 fn count_segment(

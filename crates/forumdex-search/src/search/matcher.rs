@@ -14,10 +14,13 @@
 //! than `shown`. A query of rare words next to common ones ("how does X work") thus reads
 //! the common words' postings only where a rare word stands. Each post that can still enter is placed exactly: its typos,
 //! then its close pairs (from positions), exactness and BM25, computed only as far as its
-//! place needs.
+//! place needs. The segments are walked side by side on the node's cores and what they
+//! offered is replayed in segment order ([`walk_index`]): the matches kept are those of one
+//! walk in order, however many threads walked.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
+use std::sync::Mutex;
 
 use forumdex_corpus::TakedownSet;
 use tantivy::fastfield::AliveBitSet;
@@ -26,9 +29,15 @@ use tantivy::query::Bm25Weight;
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocAddress, DocId, DocSet, Searcher, SegmentReader, TERMINATED, Term};
 
+use super::parallel;
 use super::tiers::{Plan, TITLE_WEIGHT, Tier, stand_close};
 use crate::SearchError;
 use crate::index::Fields;
+
+/// Postings of the query's words worth a thread of their own in the walk: below this, one
+/// thread walks every segment (spawning another costs more than it saves). The unit tests
+/// walk every index on all the cores, so the replay is what they check.
+const POSTINGS_PER_THREAD: u64 = if cfg!(test) { 1 } else { 100_000 };
 
 /// A kept match.
 #[derive(Debug, Clone, Copy)]
@@ -112,7 +121,14 @@ pub fn best(
     Ok(kept.into_sorted())
 }
 
-/// Offers `kept` every post of the index that can enter it.
+/// Offers `kept` every post of the index that can enter it, as one walk of the segments in
+/// order would. The segments are walked side by side on as many of the node's cores as
+/// the words' postings are worth ([`POSTINGS_PER_THREAD`]), each listing the matches it
+/// offered in its walk's order; as the lists come in, they are replayed into `kept` in
+/// segment order, each match offered only if it still holds the floor `kept` has reached
+/// by then ([`Replay`]). A segment's walk starts from what the replay has kept so far, so
+/// its floor is never above the one a walk in order would have had there: its list holds
+/// every match that walk would have offered, and the replay keeps exactly what it kept.
 fn walk_index(
     searcher: &Searcher,
     fields: &Fields,
@@ -121,56 +137,111 @@ fn walk_index(
     weights: &WordWeights,
     kept: &mut Kept,
 ) -> Result<(), SearchError> {
-    for (ord, segment) in searcher.segment_readers().iter().enumerate() {
-        let Some(mut admit) = Admission::of(segment, fields, filter)? else {
-            continue;
-        };
-        let mut cursors = cursors(segment, ord, fields, plan, kept.rare_weight)?;
-        if cursors.is_empty() {
-            continue;
+    let segments = searcher.segment_readers();
+    let postings: u64 = plan.words.iter().map(|w| w.text_doc_freq).sum();
+    let threads = parallel::threads_for(postings, POSTINGS_PER_THREAD, segments.len());
+    let replay = Mutex::new(Replay {
+        kept: kept.clone(),
+        lists: vec![None; segments.len()],
+        next: 0,
+    });
+    let lock = || replay.lock().expect("a walk does not panic");
+    parallel::each_in_parallel(threads, segments, |ord, segment| {
+        let mut own = lock().kept.clone();
+        let offered = walk_segment(segment, ord, fields, plan, filter, weights, &mut own)?;
+        lock().add(ord, offered);
+        Ok(())
+    })?;
+    *kept = replay.into_inner().expect("a walk does not panic").kept;
+    Ok(())
+}
+
+/// The matches each segment's walk offered, replayed into one `Kept` in segment order as
+/// soon as every segment before has come in.
+struct Replay {
+    kept: Kept,
+    /// The offered matches of each segment not replayed yet.
+    lists: Vec<Option<Vec<Match>>>,
+    /// The first segment not replayed.
+    next: usize,
+}
+
+impl Replay {
+    fn add(&mut self, ord: usize, offered: Vec<Match>) {
+        self.lists[ord] = Some(offered);
+        while let Some(list) = self.lists.get_mut(self.next).and_then(Option::take) {
+            for candidate in list {
+                if self.kept.weight(&candidate.tier) >= self.kept.floor() {
+                    self.kept.offer(candidate);
+                }
+            }
+            self.next += 1;
         }
-        let norms = segment.get_fieldnorms_reader(fields.content)?;
-        // Lightest and commonest first: the prefix that the worst kept match makes
-        // non-essential.
-        cursors.sort_by_key(|c| (c.weight, std::cmp::Reverse(c.doc_freq)));
-        let mut walk = Walk {
-            plan,
-            weights,
-            cursors,
-            positions: Vec::new(),
-        };
-        loop {
-            let floor = kept.floor();
-            let optional = walk.optional(floor);
-            if optional >= walk.cursors.len() {
-                break;
+    }
+}
+
+/// Offers `kept` every post of one segment that can enter it; the matches offered, in
+/// order.
+fn walk_segment(
+    segment: &SegmentReader,
+    ord: usize,
+    fields: &Fields,
+    plan: &Plan,
+    filter: Filter<'_>,
+    weights: &WordWeights,
+    kept: &mut Kept,
+) -> Result<Vec<Match>, SearchError> {
+    let mut offered = Vec::new();
+    let Some(mut admit) = Admission::of(segment, fields, filter)? else {
+        return Ok(offered);
+    };
+    let mut cursors = cursors(segment, ord, fields, plan, kept.rare_weight)?;
+    if cursors.is_empty() {
+        return Ok(offered);
+    }
+    let norms = segment.get_fieldnorms_reader(fields.content)?;
+    // Lightest and commonest first: the prefix that the worst kept match makes
+    // non-essential.
+    cursors.sort_by_key(|c| (c.weight, std::cmp::Reverse(c.doc_freq)));
+    let mut walk = Walk {
+        plan,
+        weights,
+        cursors,
+        positions: Vec::new(),
+    };
+    loop {
+        let floor = kept.floor();
+        let optional = walk.optional(floor);
+        if optional >= walk.cursors.len() {
+            break;
+        }
+        let doc = walk.cursors[optional..]
+            .iter()
+            .map(|c| c.doc)
+            .min()
+            .unwrap_or(TERMINATED);
+        if doc == TERMINATED {
+            break;
+        }
+        if admit.admits(doc) {
+            let fieldnorm = norms.fieldnorm_id(doc);
+            let worst = kept.worst().map(|w| w.tier);
+            if let Some(tier) = walk.place(doc, optional, floor, fieldnorm, worst) {
+                let candidate = Match {
+                    tier,
+                    address: DocAddress::new(ord as u32, doc),
+                };
+                kept.offer(candidate);
+                offered.push(candidate);
             }
-            let doc = walk.cursors[optional..]
-                .iter()
-                .map(|c| c.doc)
-                .min()
-                .unwrap_or(TERMINATED);
-            if doc == TERMINATED {
-                break;
-            }
-            if admit.admits(doc) {
-                let fieldnorm = norms.fieldnorm_id(doc);
-                let worst = kept.worst().map(|w| w.tier);
-                if let Some(tier) = walk.place(doc, optional, floor, fieldnorm, worst) {
-                    kept.offer(Match {
-                        tier,
-                        address: DocAddress::new(ord as u32, doc),
-                    });
-                }
-            }
-            for cursor in &mut walk.cursors[optional..] {
-                if cursor.doc == doc {
-                    cursor.advance();
-                }
+        }
+        for cursor in &mut walk.cursors[optional..] {
+            if cursor.doc == doc {
+                cursor.advance();
             }
         }
     }
-    Ok(())
+    Ok(offered)
 }
 
 /// Better first: the lower tier key, then the higher BM25, then the earlier document.
@@ -183,6 +254,7 @@ fn compare(a: &Match, b: &Match) -> Ordering {
 }
 
 /// A kept match, ordered worst first for the heap.
+#[derive(Clone)]
 struct Worse(Match);
 
 impl PartialEq for Worse {
@@ -203,6 +275,7 @@ impl Ord for Worse {
 }
 
 /// The best matches so far, the worst on top.
+#[derive(Clone)]
 struct Kept {
     /// The best `depth`.
     heap: BinaryHeap<Worse>,
@@ -850,6 +923,20 @@ mod tests {
         kept.into_sorted()
     }
 
+    /// The matches one walk of the segments in order, into one `Kept`, keeps.
+    fn walk_in_order(
+        searcher: &Searcher,
+        fields: &Fields,
+        plan: &Plan,
+        filter: Filter<'_>,
+        kept: &mut Kept,
+    ) {
+        let weights = WordWeights::of(searcher, fields, plan).unwrap();
+        for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+            walk_segment(segment, ord, fields, plan, filter, &weights, kept).unwrap();
+        }
+    }
+
     fn same(a: &[Match], b: &[Match]) -> bool {
         a.len() == b.len()
             && a.iter().zip(b).all(|(x, y)| {
@@ -923,6 +1010,37 @@ mod tests {
                 );
                 assert!(pruned.len() <= depth);
                 compared += 1;
+            }
+            let (rare, common) = plan.word_counts();
+            // The second walk of `best` and its first (of the words that are not common).
+            for (depth, shown, start) in [(50, 7, 1), (20, 20, 1), (300, 20, common + 1)] {
+                let kept = || Kept {
+                    heap: BinaryHeap::new(),
+                    leaders: BinaryHeap::new(),
+                    depth,
+                    shown,
+                    start,
+                    rare_weight: common + 1,
+                    counts: (rare, common),
+                };
+                let (mut in_order, mut side_by_side) = (kept(), kept());
+                walk_in_order(&target.searcher, &fields, &plan, filter, &mut in_order);
+                let weights = WordWeights::of(&target.searcher, &fields, &plan).unwrap();
+                walk_index(
+                    &target.searcher,
+                    &fields,
+                    &plan,
+                    filter,
+                    &weights,
+                    &mut side_by_side,
+                )
+                .unwrap();
+                let (in_order, side_by_side) = (in_order.into_sorted(), side_by_side.into_sorted());
+                assert!(
+                    same(&in_order, &side_by_side),
+                    "query {query:?} depth {depth} shown {shown}: the segments walked side by \
+                     side kept {side_by_side:?}, in order {in_order:?}"
+                );
             }
             if let Some(middle) = all.get(all.len() / 3) {
                 // Other indexes already hold 7 posts this good: only better ones matter here.

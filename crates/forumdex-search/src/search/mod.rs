@@ -47,6 +47,7 @@ mod matcher;
 mod named;
 mod near_duplicates;
 mod nearest;
+mod parallel;
 mod rerank;
 mod superseding;
 mod terms;

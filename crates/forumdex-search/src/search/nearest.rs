@@ -13,23 +13,21 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
 use tantivy::{DocAddress, DocId, SegmentReader};
 
 use super::Target;
 use super::matcher::{Admission, Filter};
 use super::named::NamedTopics;
+use super::parallel::{self, each_in_parallel};
 use crate::SearchError;
 use crate::index::Fields;
 use crate::semantic::model::dot;
 use crate::semantic::vectors::{SegmentVectors, sign_bits};
 use crate::semantic::{Embedding, Generation};
 
-/// Threads one search's scan may use at most.
-pub const SCAN_THREADS: usize = 2;
 /// Documents worth a thread of their own.
-const DOCS_PER_THREAD: usize = 400_000;
+const DOCS_PER_THREAD: u64 = 400_000;
 /// The share of the admitted vectors, those whose signs agree most with the query's, that
 /// are compared exactly (more when several are as far as the last).
 const RESCORED_SHARE: f64 = 0.10;
@@ -301,8 +299,8 @@ impl Ord for Kept {
 /// The `depth` posts of the `named` threads nearest `query` (without its naming words),
 /// nearest first, then the `depth` posts of `targets` nearest it that are not among those,
 /// nearest first (ties by post ID); a post at a right angle to the query or further is
-/// unrelated and never returned. Segments are scanned on up to [`SCAN_THREADS`] threads
-/// when there are enough documents to share.
+/// unrelated and never returned. Segments are scanned on as many of the node's cores as
+/// there are [`DOCS_PER_THREAD`] documents ([`parallel`]).
 pub(super) fn nearest(
     targets: &[Target],
     fields: &Fields,
@@ -334,9 +332,7 @@ pub(super) fn nearest(
         named: query.without_names.as_ref().unwrap_or(&query.whole),
     };
     let query = &query;
-    let threads = (docs / DOCS_PER_THREAD)
-        .clamp(1, SCAN_THREADS)
-        .min(segments.len().max(1));
+    let threads = parallel::threads_for(docs as u64, DOCS_PER_THREAD, segments.len());
     let segment = |scan: &Scan| targets[scan.at].searcher.segment_reader(scan.ord);
     let signs = each_in_parallel(threads, &segments, |_, scan| {
         scan.signs(segment(scan), fields, filter, query)
@@ -372,40 +368,6 @@ pub(super) fn nearest(
     others.retain(|near| !named.holds(near.at, near.address));
     found.extend(others);
     Ok(found)
-}
-
-/// `work` done on each of `items` (with its place), on `threads` threads (the caller's
-/// among them) that each take the next item not taken yet; the results in `items`' order.
-fn each_in_parallel<T: Sync, R: Send>(
-    threads: usize,
-    items: &[T],
-    work: impl Fn(usize, &T) -> Result<R, SearchError> + Sync,
-) -> Result<Vec<R>, SearchError> {
-    let next = AtomicUsize::new(0);
-    let some = || -> Result<Vec<(usize, R)>, SearchError> {
-        let mut done = Vec::new();
-        loop {
-            let at = next.fetch_add(1, AtomicOrdering::Relaxed);
-            let Some(item) = items.get(at) else {
-                return Ok(done);
-            };
-            done.push((at, work(at, item)?));
-        }
-    };
-    let mut done = if threads <= 1 {
-        some()?
-    } else {
-        std::thread::scope(|scope| {
-            let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(some)).collect();
-            let mut done = some()?;
-            for helper in helpers {
-                done.extend(helper.join().expect("a scan does not panic")?);
-            }
-            Ok::<_, SearchError>(done)
-        })?
-    };
-    done.sort_unstable_by_key(|(at, _)| *at);
-    Ok(done.into_iter().map(|(_, result)| result).collect())
 }
 
 /// The posts of `nearest`, nearest first (ties by post ID).
@@ -469,26 +431,5 @@ mod tests {
             (large as f64 * RESCORED_SHARE).ceil() as usize
         );
         assert!(rescored(100 * large) > rescored(10 * large));
-    }
-
-    #[test]
-    fn work_shared_between_threads_comes_back_in_order_with_its_first_error() {
-        let items: Vec<usize> = (0..50).collect();
-        for threads in [1, 2, 3] {
-            let doubled = each_in_parallel(threads, &items, |at, &item| {
-                assert_eq!(at, item);
-                Ok(item * 2)
-            })
-            .unwrap();
-            assert_eq!(doubled, (0..50).map(|i| i * 2).collect::<Vec<_>>());
-        }
-        let failed = each_in_parallel(2, &items, |_, &item| {
-            if item == 7 {
-                Err(SearchError::Index("item 7".into()))
-            } else {
-                Ok(item)
-            }
-        });
-        assert!(failed.is_err());
     }
 }
